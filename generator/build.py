@@ -1,0 +1,123 @@
+"""The build: dataset in, static API out. ``build()`` reads as the list of its stages."""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import duckdb
+
+from generator import listing, problems, serialize
+from generator.load import load_into, validate
+from generator.registry import DETAIL_ROUTES, LIST_ROUTES
+from generator.schema import DatasetInfo
+from generator.writer import OutputError, OutputWriter
+
+OUTPUT_MARKER = ".company-ipo-api"
+"""File that marks a folder as this generator's output; any other non-empty folder is never replaced."""
+
+
+@dataclass(frozen=True)
+class BuildConfig:
+    data_dir: Path
+    out_dir: Path
+    threads: int | None = None
+
+
+@dataclass
+class BuildReport:
+    files: int = 0
+    bytes: int = 0
+    written: int = 0
+    stages: dict[str, float] = field(default_factory=dict)
+    files_by_endpoint: Counter[str] = field(default_factory=Counter)
+    bytes_by_endpoint: Counter[str] = field(default_factory=Counter)
+
+    @property
+    def seconds(self) -> float:
+        return sum(self.stages.values())
+
+
+Progress = Callable[[str], None]
+
+
+def _endpoint_of(path: str) -> str:
+    parts = path.strip("/").split("/")
+    return "/".join(parts[:2]) if parts[0] == "api" and len(parts) > 1 else parts[0]
+
+
+def _check_output_folder(out: Path) -> None:
+    if out.exists() and (not out.is_dir() or (any(out.iterdir()) and not (out / OUTPUT_MARKER).exists())):
+        raise OutputError(
+            f"{out} exists and is not an output of this generator (no {OUTPUT_MARKER} file); "
+            "refusing to replace it. Choose an empty or new folder."
+        )
+
+
+def _detail_files(con: duckdb.DuckDBPyConnection, info: DatasetInfo) -> Iterator[tuple[str, bytes]]:
+    meta = listing.base_meta(info)
+    for route in DETAIL_ROUTES:
+        for keys, model in route.build(con, info):
+            canonical = route.file_path(keys[-1])
+            body = serialize.document({"data": model, "meta": meta, "links": {"self": canonical}})
+            for key in keys:
+                yield route.file_path(key), body
+
+
+def build(config: BuildConfig, progress: Progress = lambda _: None) -> BuildReport:
+    """Validate the dataset, then write the whole API into ``config.out_dir`` atomically."""
+    report = BuildReport()
+    clock = time.perf_counter()
+
+    def stage(name: str) -> None:
+        nonlocal clock
+        now = time.perf_counter()
+        report.stages[name] = report.stages.get(name, 0.0) + now - clock
+        clock = now
+
+    _check_output_folder(config.out_dir)
+    progress("validate: reading and checking the dataset")
+    info, tables = validate(config.data_dir)  # everything is checked before the first byte is written
+    stage("validate")
+
+    progress("load: loading tables into DuckDB")
+    con = duckdb.connect(":memory:", config={"threads": config.threads} if config.threads else {})
+    load_into(con, tables)
+    del tables
+    stage("load")
+
+    writer = OutputWriter(config.out_dir)
+    try:
+
+        def emit(path: str, data: bytes) -> None:
+            writer.write(path, data)
+            endpoint = _endpoint_of(path)
+            report.files_by_endpoint[endpoint] += 1
+            report.bytes_by_endpoint[endpoint] += len(data)
+
+        for route in LIST_ROUTES:
+            progress(f"listings: {route.path}")
+            for page in listing.render(con, route, info):
+                emit(page.path, page.body)
+            stage("listings")
+        progress("details: profiles")
+        for path, body in _detail_files(con, info):
+            emit(path, body)
+        stage("details")
+        for path, body in problems.problem_files():
+            emit(path, body)
+        emit(OUTPUT_MARKER, serialize.document({"generator": "company-ipo-api", "as_of": info.as_of}))
+        stage("static")
+        progress("commit: swapping the new output in")
+        writer.commit()
+        stage("commit")
+    except BaseException:
+        writer.abort()
+        raise
+    finally:
+        con.close()
+    report.files, report.bytes, report.written = writer.stats.files, writer.stats.bytes, writer.stats.written
+    return report

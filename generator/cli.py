@@ -1,0 +1,103 @@
+"""Command line: each command is its options plus one library call. Only this module knows click."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+DEFAULT_DATA = Path("data")
+DEFAULT_OUT = Path("dist")
+
+
+@click.group()
+def main() -> None:
+    """Build a static company & IPO data API from the canonical dataset."""
+
+
+def _fail_on_data_error(error: Exception) -> click.ClickException:
+    return click.ClickException(str(error))
+
+
+@main.command()
+@click.option("--data", "data_dir", type=click.Path(path_type=Path), default=DEFAULT_DATA, show_default=True,
+              help="Folder of the canonical dataset (CSV files + dataset.json).")
+def check(data_dir: Path) -> None:
+    """Validate the dataset only; list every problem with file, line, column and reason."""
+    from generator.load import DataError, validate
+
+    try:
+        info, tables = validate(data_dir)
+    except DataError as error:
+        raise _fail_on_data_error(error) from None
+    counts = ", ".join(f"{name} {len(parsed.rows)}" for name, parsed in tables.items())
+    click.echo(f"{data_dir}: valid (as of {info.as_of}): {counts}")
+
+
+@main.command()
+@click.option("--data", "data_dir", type=click.Path(path_type=Path), default=DEFAULT_DATA, show_default=True,
+              help="Folder of the canonical dataset.")
+@click.option("--out", "out_dir", type=click.Path(path_type=Path), default=DEFAULT_OUT, show_default=True,
+              help="Output folder; replaced atomically, unchanged files kept as they were.")
+@click.option("--quiet", is_flag=True, help="Print nothing but errors.")
+def build(data_dir: Path, out_dir: Path, quiet: bool) -> None:
+    """Validate the dataset and write the whole API as static files."""
+    from generator.build import BuildConfig
+    from generator.build import build as run_build
+    from generator.load import DataError
+    from generator.writer import OutputError
+
+    def progress(message: str) -> None:
+        if not quiet:
+            click.echo(f"  {message}", err=True)
+
+    try:
+        report = run_build(BuildConfig(data_dir, out_dir), progress)
+    except (DataError, OutputError) as error:
+        raise _fail_on_data_error(error) from None
+    if quiet:
+        return
+    stages = ", ".join(f"{name} {seconds:.2f}s" for name, seconds in report.stages.items())
+    click.echo(f"built {out_dir}: {report.files} files, {report.bytes:,} bytes, {report.written} written "
+               f"({report.files - report.written} unchanged) in {report.seconds:.2f}s [{stages}]")
+    for endpoint, files in sorted(report.files_by_endpoint.items()):
+        click.echo(f"  {endpoint:<28} {files:>8} files {report.bytes_by_endpoint[endpoint]:>14,} bytes")
+    click.echo(f"serve it: python -m generator serve --dir {out_dir} --port 8000")
+
+
+@main.command()
+@click.option("--dir", "root", type=click.Path(path_type=Path, exists=True, file_okay=False), default=DEFAULT_OUT,
+              show_default=True, help="Built output folder to serve.")
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", default=8000, show_default=True, type=int)
+@click.option("--quiet", is_flag=True, help="Do not log requests.")
+def serve(root: Path, host: str, port: int, quiet: bool) -> None:
+    """Serve a build locally with Netlify's rewrite semantics."""
+    from generator.serve import make_server
+
+    server = make_server(root, host, port, quiet)
+    click.echo(f"serving {root} at http://{host}:{server.server_port}/ (Ctrl+C to stop)", err=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+
+
+@main.command("netlify-toml")
+@click.option("--check", "check_only", is_flag=True, help="Exit non-zero if netlify.toml differs.")
+@click.option("--path", type=click.Path(path_type=Path), default=Path("netlify.toml"), show_default=True)
+def netlify_toml(check_only: bool, path: Path) -> None:
+    """Write (or check) netlify.toml from the route registry."""
+    from generator.configs import netlify_toml as render
+
+    text = render()
+    if check_only:
+        if not path.exists() or path.read_text(encoding="utf-8") != text:
+            click.echo(f"{path} is out of date: run python -m generator netlify-toml", err=True)
+            sys.exit(1)
+        return
+    path.write_text(text, encoding="utf-8")
+    click.echo(f"wrote {path}")

@@ -1,0 +1,89 @@
+"""Single resources: the company profile (and, later, investor and industry details)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterator
+
+import duckdb
+
+from generator import responses
+from generator.listing import read_sql
+from generator.schema import DatasetInfo
+
+EDGAR_COMPANY_URL = "https://www.sec.gov/cgi-bin/browse-edgar?action=getcompany&CIK={cik:010d}"
+
+ANALYSIS_METHODOLOGY = {
+    "valuation_to_revenue": "valuation_usd divided by revenue_usd of the latest fiscal year with revenue; "
+    "null without positive revenue",
+    "revenue_growth": "latest fiscal-year revenue divided by the previous fiscal year's revenue, minus 1",
+    "sector_rank": "rank by valuation_usd (highest = 1) among companies of the same sector with a valuation",
+    "sector_percentile": "share of the sector's valued companies whose valuation is at or below this one",
+    "months_since_last_round": "whole calendar months from the latest funding round to the dataset's as_of date",
+    "secondary_premium_to_last_round": "latest monthly secondary implied valuation divided by the latest "
+    "disclosed round post-money valuation, minus 1",
+}
+
+
+def _records(con: duckdb.DuckDBPyConnection, sql: str, params: dict | None = None) -> Iterator[dict]:
+    result = con.execute(sql, params or {})
+    names = [d[0] for d in result.description]
+    while batch := result.fetchmany(10_000):
+        for values in batch:
+            yield dict(zip(names, values, strict=True))
+
+
+def _grouped(con: duckdb.DuckDBPyConnection, name: str, params: dict | None = None) -> dict[int, list[dict]]:
+    groups: dict[int, list[dict]] = defaultdict(list)
+    for record in _records(con, read_sql(name), params):
+        groups[record.pop("company_id")].append(record)
+    return groups
+
+
+def company_profiles(
+    con: duckdb.DuckDBPyConnection, info: DatasetInfo
+) -> Iterator[tuple[tuple[str, ...], responses.CompanyProfile]]:
+    """Every company's profile, keyed by (id, slug)."""
+    financials = _grouped(con, "company_financials")
+    rounds = _grouped(con, "company_rounds")
+    ipos = _grouped(con, "company_ipos")
+    analysis = {r.pop("company_id"): r for r in _records(con, read_sql("company_analysis"), {"as_of": info.as_of})}
+    companies = _records(con, """
+        SELECT c.*, s.name AS sector_name, n.name AS country_name, e.name AS exchange_name
+        FROM companies c JOIN sectors s ON s.slug = c.sector JOIN countries n ON n.code = c.country
+        LEFT JOIN exchanges e ON e.slug = c.exchange ORDER BY c.id
+    """)
+    for c in companies:
+        company_rounds = rounds.get(c["id"], [])
+        amounts = [r["amount_usd"] for r in company_rounds if r["amount_usd"] is not None]
+        investor_ids = {i["id"] for r in company_rounds for i in r["investors"]}
+        latest = company_rounds[0] if company_rounds else None
+        profile = responses.CompanyProfile(
+            id=c["id"], slug=c["slug"], name=c["name"],
+            sector=responses.Named(slug=c["sector"], name=c["sector_name"]),
+            country=responses.CountryRef(code=c["country"], name=c["country_name"]),
+            status=c["status"], founded_year=c["founded_year"], headquarters_city=c["headquarters_city"],
+            website=c["website"], description=c["description"],
+            valuation_usd=c["valuation_usd"], valuation_date=c["valuation_date"],
+            valuation_basis=c["valuation_basis"],
+            listing=responses.Listing(
+                ticker=c["ticker"], exchange=c["exchange"], exchange_name=c["exchange_name"], cik=c["cik"],
+                edgar_url=EDGAR_COMPANY_URL.format(cik=c["cik"]) if c["cik"] else None,
+                listing_date=c["listing_date"], listing_kind=c["listing_kind"],
+            ),
+            acquisition=responses.Acquisition(
+                acquirer=c["acquirer"], acquired_date=c["acquired_date"], price_usd=c["acquisition_price_usd"],
+            ) if c["acquirer"] else None,
+            financials=financials.get(c["id"], []),
+            funding=responses.Funding(
+                total_raised_usd=sum(amounts) if amounts else None,
+                rounds_count=len(company_rounds),
+                investors_count=len(investor_ids),
+                last_round_stage=latest["stage"] if latest else None,
+                last_round_date=latest["announced_date"] if latest else None,
+                rounds=company_rounds,
+            ),
+            ipos=ipos.get(c["id"], []),
+            analysis=responses.Analysis(**analysis[c["id"]], methodology=ANALYSIS_METHODOLOGY),
+        )
+        yield (str(c["id"]), c["slug"]), profile

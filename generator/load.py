@@ -1,0 +1,266 @@
+"""Load the canonical dataset: validate every CSV row and every reference, then load the tables into DuckDB.
+
+Validation happens entirely before anything is loaded or written, and reports every problem it finds (not only
+the first), each with file, line, column and reason.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import json
+import types
+import typing
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import duckdb
+from pydantic import ValidationError
+
+from generator.schema import TABLES, TABLES_BY_NAME, DatasetInfo, Table
+
+DATASET_INFO_FILE = "dataset.json"
+
+
+@dataclass(frozen=True, order=True)
+class Issue:
+    """One problem in the input data."""
+
+    file: str
+    line: int
+    column: str
+    reason: str
+
+    def __str__(self) -> str:
+        where = f"{self.file}:{self.line}" if self.line else self.file
+        return f"{where}: column {self.column}: {self.reason}" if self.column else f"{where}: {self.reason}"
+
+
+class DataError(Exception):
+    """The input dataset is invalid; ``issues`` lists every problem found."""
+
+    def __init__(self, issues: list[Issue]) -> None:
+        self.issues = sorted(issues)
+        shown = "\n".join(f"  {issue}" for issue in self.issues[:200])
+        more = f"\n  ... and {len(self.issues) - 200} more" if len(self.issues) > 200 else ""
+        super().__init__(f"{len(self.issues)} problem(s) in the dataset:\n{shown}{more}")
+
+
+@dataclass
+class ParsedTable:
+    table: Table
+    rows: list[dict[str, object]]
+    lines: list[int]
+    """Line of the file where each row starts (the header is line 1)."""
+
+
+def read_dataset_info(data_dir: Path) -> DatasetInfo:
+    path = data_dir / DATASET_INFO_FILE
+    try:
+        return DatasetInfo.model_validate(json.loads(path.read_text(encoding="utf-8")))
+    except FileNotFoundError:
+        raise DataError([Issue(DATASET_INFO_FILE, 0, "", "file is missing")]) from None
+    except json.JSONDecodeError as error:
+        raise DataError([Issue(DATASET_INFO_FILE, error.lineno, "", f"malformed JSON: {error.msg}")]) from None
+    except ValidationError as error:
+        raise DataError(
+            [Issue(DATASET_INFO_FILE, 0, _location(e["loc"]), e["msg"]) for e in error.errors()]
+        ) from None
+
+
+def _location(loc: tuple[object, ...]) -> str:
+    return ".".join(str(part) for part in loc)
+
+
+def _read_rows(path: Path, table: Table, issues: list[Issue]) -> ParsedTable:
+    """Parse and validate one CSV file row by row; problems go to ``issues``."""
+    parsed = ParsedTable(table, [], [])
+    name = table.file_name
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        issues.append(Issue(name, 0, "", "file is missing"))
+        return parsed
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = raw[: error.start].count(b"\n") + 1
+        issues.append(Issue(name, line, "", f"not valid UTF-8 (byte {raw[error.start]:#04x})"))
+        return parsed
+    fields = list(table.model.model_fields)
+    reader = csv.reader(text.splitlines(keepends=True), strict=True)
+    try:
+        header = next(reader, None)
+    except csv.Error as error:
+        issues.append(Issue(name, 1, "", f"malformed CSV: {error}"))
+        return parsed
+    if header != fields:
+        missing = [f for f in fields if f not in (header or [])]
+        unknown = [h for h in (header or []) if h not in fields]
+        detail = []
+        if missing:
+            detail.append(f"missing {', '.join(missing)}")
+        if unknown:
+            detail.append(f"unknown {', '.join(unknown)}")
+        if not detail:
+            detail.append("columns out of order")
+        issues.append(Issue(name, 1, "", f"header must be {','.join(fields)} ({'; '.join(detail)})"))
+        return parsed
+    model = table.model
+    line = 1
+    while True:
+        start = line + 1
+        try:
+            values = next(reader)
+        except StopIteration:
+            break
+        except csv.Error as error:
+            issues.append(Issue(name, reader.line_num, "", f"malformed CSV: {error}"))
+            break
+        line = reader.line_num
+        if not values:
+            continue
+        if len(values) != len(fields):
+            issues.append(Issue(name, start, "", f"expected {len(fields)} fields, found {len(values)}"))
+            continue
+        record = {f: (v if v != "" else None) for f, v in zip(fields, values, strict=True)}
+        try:
+            row = model.model_validate(record)
+        except ValidationError as error:
+            for detail in error.errors(include_url=False):
+                column = _location(detail["loc"][:1])
+                value = record.get(column) if column else None
+                shown = f" (got {value!r})" if value is not None else ""
+                issues.append(Issue(name, start, column, f"{detail['msg']}{shown}"))
+            continue
+        parsed.rows.append(row.model_dump())
+        parsed.lines.append(start)
+    return parsed
+
+
+def _key_of(row: dict[str, object], columns: tuple[str, ...]) -> object:
+    return row[columns[0]] if len(columns) == 1 else tuple(row[c] for c in columns)
+
+
+def _check_keys(tables: dict[str, ParsedTable], issues: list[Issue]) -> None:
+    """Primary keys and unique columns are unique; every foreign key points at an existing row."""
+    for parsed in tables.values():
+        table = parsed.table
+        for columns in (table.key, *((c,) for c in table.unique)):
+            seen: dict[object, int] = {}
+            for row, line in zip(parsed.rows, parsed.lines, strict=True):
+                value = _key_of(row, columns)
+                if value is None or (isinstance(value, tuple) and None in value):
+                    continue
+                if value in seen:
+                    issues.append(Issue(
+                        table.file_name, line, ",".join(columns),
+                        f"duplicate value {value!r} (first on line {seen[value]})",
+                    ))
+                else:
+                    seen[value] = line
+    targets: dict[tuple[str, str], set[object]] = {}
+    for parsed in tables.values():
+        for fk in parsed.table.foreign_keys:
+            target_key = (fk.table, fk.target)
+            if target_key not in targets:
+                target_rows = tables[fk.table].rows if fk.table in tables else []
+                targets[target_key] = {row[fk.target] for row in target_rows}
+            known = targets[target_key]
+            for row, line in zip(parsed.rows, parsed.lines, strict=True):
+                value = row[fk.column]
+                if value is not None and value not in known:
+                    issues.append(Issue(
+                        parsed.table.file_name, line, fk.column,
+                        f"{value!r} does not exist in {fk.table}.csv column {fk.target}",
+                    ))
+
+
+def _check_dates(tables: dict[str, ParsedTable], as_of: dt.date, issues: list[Issue]) -> None:
+    """Reported dates cannot lie after the dataset's as-of date (expected dates may)."""
+    future_ok = {"expected_date", "close_date"}
+    for parsed in tables.values():
+        date_columns = [
+            name for name, info in parsed.table.model.model_fields.items()
+            if dt.date in _leaf_types(info.annotation) and name not in future_ok
+        ]
+        for row, line in zip(parsed.rows, parsed.lines, strict=True):
+            for column in date_columns:
+                value = row[column]
+                if isinstance(value, dt.date) and value > as_of:
+                    issues.append(Issue(
+                        parsed.table.file_name, line, column,
+                        f"{value.isoformat()} is after the dataset's as_of date {as_of.isoformat()}",
+                    ))
+
+
+def _leaf_types(annotation: object) -> set[object]:
+    """The concrete types inside an annotation: ``Annotated[int, ...] | None`` gives {int, NoneType}."""
+    origin = typing.get_origin(annotation)
+    if origin is typing.Annotated:
+        return _leaf_types(typing.get_args(annotation)[0])
+    if origin in (typing.Union, types.UnionType):
+        return set().union(*(_leaf_types(arg) for arg in typing.get_args(annotation)))
+    return {annotation}
+
+
+def validate(data_dir: Path) -> tuple[DatasetInfo, dict[str, ParsedTable]]:
+    """Read and check the whole dataset; raise ``DataError`` listing every problem."""
+    issues: list[Issue] = []
+    try:
+        info: DatasetInfo | None = read_dataset_info(data_dir)
+    except DataError as error:
+        issues.extend(error.issues)
+        info = None
+    tables = {table.name: _read_rows(data_dir / table.file_name, table, issues) for table in TABLES}
+    _check_keys(tables, issues)
+    if info is not None:
+        _check_dates(tables, info.as_of, issues)
+    if issues or info is None:
+        raise DataError(issues)
+    return info, tables
+
+
+def duckdb_type(annotation: object) -> str:
+    leaves = _leaf_types(annotation) - {type(None)}
+    (leaf,) = leaves
+    if typing.get_origin(leaf) is list:
+        return "VARCHAR[]"
+    return {int: "BIGINT", float: "DOUBLE", bool: "BOOLEAN", dt.date: "DATE"}.get(leaf, "VARCHAR")  # type: ignore[call-overload]
+
+
+def _columns(table: Table) -> Iterator[tuple[str, str]]:
+    for name, info in table.model.model_fields.items():
+        yield name, duckdb_type(info.annotation)
+
+
+def load_into(con: duckdb.DuckDBPyConnection, tables: dict[str, ParsedTable]) -> None:
+    """Create one DuckDB table per input table from the validated rows."""
+    for name, parsed in tables.items():
+        columns = list(_columns(parsed.table))
+        con.execute(f"CREATE TABLE {name} ({', '.join(f'{c} {t}' for c, t in columns)})")
+        if not parsed.rows:
+            continue
+        column_names = [c for c, _ in columns]
+        _insert_columns(con, name, column_names, {c: [row[c] for row in parsed.rows] for c in column_names})
+
+
+def _insert_columns(
+    con: duckdb.DuckDBPyConnection, name: str, column_names: list[str], data: dict[str, list[object]]
+) -> None:
+    placeholders = ", ".join(f"unnest(${i + 1})" for i in range(len(column_names)))
+    con.execute(
+        f"INSERT INTO {name} ({', '.join(column_names)}) SELECT {placeholders}",
+        [data[c] for c in column_names],
+    )
+
+
+def load(data_dir: Path, con: duckdb.DuckDBPyConnection) -> DatasetInfo:
+    """Validate ``data_dir`` and load it into ``con``; raise ``DataError`` if anything is wrong."""
+    info, tables = validate(data_dir)
+    load_into(con, tables)
+    return info
+
+
+__all__ = ["DataError", "Issue", "TABLES_BY_NAME", "load", "validate", "read_dataset_info"]

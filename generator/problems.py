@@ -1,0 +1,35 @@
+"""RFC 9457 problem documents the build writes, and the site's 404 page."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from generator import serialize
+from generator.registry import LIST_ROUTES
+from generator.responses import Problem
+from generator.rewrites import NOT_FOUND_FILE, SITE_404_FILE
+
+
+def problem(slug: str, title: str, status: int, detail: str) -> bytes:
+    return serialize.document(Problem(type=f"/#problem-{slug}", title=title, status=status, detail=detail))
+
+
+NOT_FOUND = problem(
+    "not-found", "Not Found", 404,
+    "No resource at this URL: the path, a filter value or a page number is not one the API publishes. "
+    "See /api/openapi for the paths, parameters and allowed values.",
+)
+
+
+def problem_files() -> Iterator[tuple[str, bytes]]:
+    yield NOT_FOUND_FILE, NOT_FOUND
+    yield SITE_404_FILE, NOT_FOUND
+    for route in LIST_ROUTES:
+        if route.text is None:
+            continue
+        names = ", ".join(f.name for f in route.filters)
+        yield route.combined_text_error, problem(
+            f"{route.name}-{route.text.param}-with-filter", "Unsupported parameter combination", 404,
+            f"{route.path}: `{route.text.param}` combines with `sort` and `page` only, not with {names}. "
+            f"Drop `{route.text.param}` to filter, or drop the filters to search.",
+        )

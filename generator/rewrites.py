@@ -1,0 +1,170 @@
+"""Rewrite rules, generated from the route registry, and Netlify's way of matching them.
+
+One list of ``Rule`` objects feeds ``netlify.toml``, the nginx config of an offline mirror and the local
+``serve`` router. The semantics are Netlify's (checked against its own matcher in the tests):
+
+- rules are tried in order and the first match wins, in one pass;
+- a rule with query conditions matches when every named parameter is present (even empty); other parameters
+  and their order do not matter; a repeated parameter counts with its last value;
+- a rule without query conditions matches whatever the query string;
+- placeholder values are percent-decoded, then form-encoded into the target;
+- a file that exists at the request path is served as is, before any rule (no rule here uses ``force``).
+
+Because a rule with k optional parameters needs 2^k rules (most specific first), the count depends only on
+the registry, never on the data.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from dataclasses import dataclass
+from urllib.parse import parse_qsl, quote_plus
+
+from generator.registry import DETAIL_ROUTES, LIST_ROUTES, PAGE_PARAM, SORT_PARAM, ListRoute
+
+NOT_FOUND_FILE = "/api/errors/not-found.json"
+SITE_404_FILE = "/404.html"
+
+
+@dataclass(frozen=True)
+class Rule:
+    path: str
+    to: str
+    status: int = 200
+    query: tuple[str, ...] = ()
+    """Names of the query parameters that must be present; each binds the placeholder ``:name``."""
+
+
+@dataclass(frozen=True)
+class StaticAlias:
+    """An extensionless URL served from a file (e.g. ``/api/openapi`` -> ``/api/openapi.json``)."""
+
+    path: str
+    to: str
+
+
+STATIC_ALIASES: list[StaticAlias] = []
+"""Filled by the modules that write single files (OpenAPI, exports), through ``register_alias``."""
+
+
+def register_alias(path: str, to: str) -> None:
+    if all(alias.path != path for alias in STATIC_ALIASES):
+        STATIC_ALIASES.append(StaticAlias(path, to))
+
+
+def _subsets_most_specific_first(names: list[str]) -> list[tuple[str, ...]]:
+    return [c for size in range(len(names), -1, -1) for c in itertools.combinations(names, size)]
+
+
+def list_route_rules(route: ListRoute) -> list[Rule]:
+    rules: list[Rule] = []
+    default_sort = route.default_sort
+    filter_names = [f.name for f in route.filters]
+    if route.text is not None:
+        text = route.text.param
+        # A text query cannot combine with a filter: answer that clearly instead of ignoring the filter.
+        rules += [Rule(route.path, route.combined_text_error, 404, (text, name)) for name in filter_names]
+        for subset in _subsets_most_specific_first([SORT_PARAM, PAGE_PARAM]):
+            sort = f":{SORT_PARAM}" if SORT_PARAM in subset else default_sort
+            page = f":{PAGE_PARAM}" if PAGE_PARAM in subset else 1
+            rules.append(Rule(route.path, route.file_path({text: f":{text}"}, sort, page), 200, (text, *subset)))
+    for subset in _subsets_most_specific_first([*filter_names, SORT_PARAM, PAGE_PARAM]):
+        filters = {name: f":{name}" for name in subset if name in filter_names}
+        sort = f":{SORT_PARAM}" if SORT_PARAM in subset else default_sort
+        page = f":{PAGE_PARAM}" if PAGE_PARAM in subset else 1
+        rules.append(Rule(route.path, route.file_path(filters, sort, page), 200, subset))
+    return rules
+
+
+def rules() -> list[Rule]:
+    """Every rewrite rule of the site, in matching order."""
+    out: list[Rule] = []
+    for route in LIST_ROUTES:
+        out += list_route_rules(route)
+    out += [Rule(alias.path, alias.to) for alias in STATIC_ALIASES]
+    out += [Rule(f"{route.path}/:key", route.file_path(":key")) for route in DETAIL_ROUTES]
+    out.append(Rule("/api/*", NOT_FOUND_FILE, 404))
+    return out
+
+
+@dataclass(frozen=True)
+class Match:
+    rule: Rule
+    target: str
+
+
+def _path_pattern(path: str) -> re.Pattern[str]:
+    parts = []
+    for segment in path.strip("/").split("/"):
+        if segment == "*":
+            parts.append("(?P<splat>.*)")
+        elif segment.startswith(":"):
+            parts.append(f"(?P<{segment[1:]}>[^/]+)")
+        else:
+            parts.append(re.escape(segment))
+    return re.compile("^/" + "/".join(parts) + "/?$")
+
+
+class Router:
+    """Resolve a request path and query to a rewrite target exactly as Netlify's matcher does."""
+
+    def __init__(self, rule_list: list[Rule]) -> None:
+        self._rules = [(rule, _path_pattern(rule.path)) for rule in rule_list]
+
+    def match(self, path: str, query: str) -> Match | None:
+        params: dict[str, str] = {}
+        for name, value in parse_qsl(query, keep_blank_values=True):
+            params[name] = value  # the last repeated key wins
+        for rule, pattern in self._rules:
+            found = pattern.match(path)
+            if not found or any(name not in params for name in rule.query):
+                continue
+            bindings = {k: v for k, v in found.groupdict().items() if k != "splat"}
+            bindings.update({name: quote_plus(params[name]) for name in rule.query})
+            target = re.sub(r":([A-Za-z_][A-Za-z0-9_]*)", lambda m: bindings.get(m.group(1), m.group(0)), rule.to)
+            if found.groupdict().get("splat") is not None:
+                target = target.replace(":splat", found.group("splat"))
+            return Match(rule, target)
+        return None
+
+
+@dataclass(frozen=True)
+class HeaderRule:
+    path: str
+    """Netlify ``for`` pattern: a path, ``*`` matching the rest."""
+    values: tuple[tuple[str, str], ...]
+
+
+CACHE_CONTROL = "public, max-age=300, stale-while-revalidate=86400"
+
+HEADERS: tuple[HeaderRule, ...] = (
+    HeaderRule("/api/*", (
+        ("Access-Control-Allow-Origin", "*"),
+        ("Access-Control-Allow-Methods", "GET, HEAD, OPTIONS"),
+        ("Cache-Control", CACHE_CONTROL),
+        ("X-Content-Type-Options", "nosniff"),
+    )),
+    HeaderRule("/api/errors/*", (("Content-Type", "application/problem+json; charset=utf-8"),)),
+    HeaderRule("/404.html", (("Content-Type", "application/problem+json; charset=utf-8"),)),
+)
+"""Extra response headers by request path; Content-Type otherwise follows the served file's extension."""
+
+CONTENT_TYPES = {
+    ".json": "application/json; charset=utf-8",
+    ".html": "text/html; charset=utf-8",
+    ".csv": "text/csv; charset=utf-8",
+    ".parquet": "application/vnd.apache.parquet",
+    ".toml": "application/toml",
+    ".conf": "text/plain; charset=utf-8",
+    ".txt": "text/plain; charset=utf-8",
+}
+
+
+def headers_for(path: str) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for rule in HEADERS:
+        pattern = rule.path
+        if pattern == path or (pattern.endswith("*") and path.startswith(pattern[:-1])):
+            out.update(rule.values)
+    return out

@@ -1,0 +1,45 @@
+"""The one serializer: every JSON byte the build writes comes from here.
+
+Keys keep the order they were built in (model field order for rows), separators are fixed, NaN and Infinity
+are refused, dates are ISO 8601. Listing pages put one row per line so snapshot diffs stay small.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from collections.abc import Sequence
+
+from pydantic import BaseModel
+
+_ROWS_SENTINEL = "\x00rows\x00"
+_ROWS_SENTINEL_JSON = json.dumps(_ROWS_SENTINEL).encode()
+
+
+def _default(value: object) -> object:
+    if isinstance(value, dt.date):
+        return value.isoformat()
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json")
+    raise TypeError(f"cannot serialize {type(value).__name__}")
+
+
+def dumps(value: object) -> bytes:
+    """Compact, deterministic JSON bytes."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False, default=_default).encode()
+
+
+def document(value: object) -> bytes:
+    """A whole JSON file: the value and a final newline."""
+    return dumps(value) + b"\n"
+
+
+def row(model: BaseModel) -> bytes:
+    return dumps(model.model_dump(mode="json"))
+
+
+def envelope(body: dict[str, object], rows: Sequence[bytes]) -> bytes:
+    """A JSON file whose ``data`` is the already serialized ``rows``, one per line; ``body`` is the rest."""
+    head, tail = dumps({"data": _ROWS_SENTINEL, **body}).split(_ROWS_SENTINEL_JSON)
+    data = b"[\n" + b",\n".join(rows) + b"\n]" if rows else b"[]"
+    return head + data + tail + b"\n"

@@ -1,0 +1,92 @@
+"""A local static server with Netlify's rewrite semantics, driven by the same rules as ``netlify.toml``.
+
+Order of resolution, as on Netlify: an existing file at the request path wins; otherwise the first matching
+rule rewrites (status 200: serve the target, or the site's 404 page if it is missing; status 404: serve the
+target with 404); otherwise the site's 404 page. Nothing outside the served folder is ever read.
+"""
+
+from __future__ import annotations
+
+import os
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+from generator.rewrites import CONTENT_TYPES, SITE_404_FILE, Router, headers_for, rules
+
+
+class Site:
+    """Resolve request paths to files under ``root``, refusing anything that escapes it."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root.resolve()
+        self.router = Router(rules())
+
+    def file(self, url_path: str) -> Path | None:
+        decoded = unquote(url_path)
+        if "\x00" in decoded:
+            return None
+        candidate = (self.root / decoded.lstrip("/")).resolve()
+        if candidate != self.root and self.root not in candidate.parents:
+            return None
+        if candidate.is_dir():
+            candidate = candidate / "index.html"
+        return candidate if candidate.is_file() else None
+
+    def resolve(self, url_path: str, query: str) -> tuple[int, Path | None, str]:
+        """(status, file, the path the file was found at) for a request."""
+        found = self.file(url_path)
+        if found is not None:
+            return 200, found, url_path
+        match = self.router.match(url_path, query)
+        if match is not None:
+            target = self.file(urlsplit(match.target).path)
+            if target is not None:
+                return match.rule.status, target, match.target
+        return 404, self.file(SITE_404_FILE), SITE_404_FILE
+
+
+def make_handler(site: Site) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        server_version = "company-ipo-api"
+        sys_version = ""
+
+        def _respond(self, with_body: bool) -> None:
+            parts = urlsplit(self.path)
+            status, file, served_as = site.resolve(parts.path, parts.query)
+            body = file.read_bytes() if file is not None else b""
+            content_type = CONTENT_TYPES.get(os.path.splitext(served_as)[1], "application/octet-stream")
+            headers = {"Content-Type": content_type, **headers_for(parts.path), **headers_for(served_as)}
+            self.send_response(status)
+            for name, value in headers.items():
+                self.send_header(name, value)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            if with_body:
+                self.wfile.write(body)
+
+        def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
+            self._respond(with_body=True)
+
+        def do_HEAD(self) -> None:  # noqa: N802
+            self._respond(with_body=False)
+
+        def do_OPTIONS(self) -> None:  # noqa: N802
+            self.send_response(HTTPStatus.NO_CONTENT)
+            for name, value in headers_for(urlsplit(self.path).path).items():
+                self.send_header(name, value)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def log_message(self, format: str, *args: object) -> None:  # noqa: A002
+            if not getattr(self.server, "quiet", False):
+                super().log_message(format, *args)
+
+    return Handler
+
+
+def make_server(root: Path, host: str, port: int, quiet: bool = False) -> ThreadingHTTPServer:
+    server = ThreadingHTTPServer((host, port), make_handler(Site(root)))
+    server.quiet = quiet  # type: ignore[attr-defined]
+    return server

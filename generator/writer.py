@@ -1,0 +1,126 @@
+"""Atomic, incremental output: build into a staging folder beside the output, then swap it in.
+
+- A file whose bytes equal the previous build's file is hard-linked from it, so a no-op rebuild rewrites no
+  file and every mtime stays as it was.
+- The swap exchanges the two folders in one ``renameat2(RENAME_EXCHANGE)`` call where the kernel has it, so a
+  build killed at any moment leaves the previous output whole (at worst a stale staging folder, removed by the
+  next build).
+- Every path is checked to stay inside the staging folder; a second write to the same path is refused.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import errno
+import os
+import shutil
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+STAGING_SUFFIX = ".staging"
+RETIRED_SUFFIX = ".retired"
+
+
+class OutputError(Exception):
+    """The build tried to write something it must not."""
+
+
+@dataclass
+class WriteStats:
+    files: int = 0
+    bytes: int = 0
+    written: int = 0
+    """Files whose content changed or that are new (the rest were carried over by hard link)."""
+
+
+def _sibling(out: Path, suffix: str) -> Path:
+    return out.parent / f".{out.name}{suffix}"
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Atomically swap two paths; False where the system cannot."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        renameat2 = libc.renameat2
+    except (OSError, AttributeError):
+        return False
+    at_fdcwd, rename_exchange = -100, 2
+    result = renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange)
+    if result == 0:
+        return True
+    if ctypes.get_errno() in (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP):
+        return False
+    raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()), str(a))
+
+
+class OutputWriter:
+    """Collects the files of one build; ``commit`` makes them the output, ``abort`` drops them."""
+
+    def __init__(self, out_dir: Path) -> None:
+        self.out = out_dir.absolute()
+        if self.out == self.out.parent:
+            raise OutputError("the output folder cannot be a filesystem root")
+        self.staging = _sibling(self.out, STAGING_SUFFIX)
+        self.retired = _sibling(self.out, RETIRED_SUFFIX)
+        self.previous = self.out if self.out.is_dir() else None
+        self.stats = WriteStats()
+        self._seen: set[str] = set()
+        self._dirs: set[Path] = set()
+        for leftover in (self.staging, self.retired):
+            if leftover.exists():
+                shutil.rmtree(leftover)
+        self.out.parent.mkdir(parents=True, exist_ok=True)
+        self.staging.mkdir()
+
+    @staticmethod
+    def relative(path: str) -> PurePosixPath:
+        """Check an output path (``/api/x.json`` or ``api/x.json``) and return it relative to the output."""
+        relative = PurePosixPath(path.lstrip("/"))
+        if not relative.parts or any(p in ("", ".", "..") or "\\" in p or "\x00" in p for p in relative.parts):
+            raise OutputError(f"refusing to write outside the output folder: {path!r}")
+        return relative
+
+    def write(self, path: str, data: bytes) -> None:
+        relative = self.relative(path)
+        key = relative.as_posix()
+        if key in self._seen:
+            raise OutputError(f"two writes to the same file: {key}")
+        self._seen.add(key)
+        target = self.staging.joinpath(*relative.parts)
+        parent = target.parent
+        if parent not in self._dirs:
+            parent.mkdir(parents=True, exist_ok=True)
+            self._dirs.add(parent)
+        self.stats.files += 1
+        self.stats.bytes += len(data)
+        if self.previous is not None and self._same_as_previous(relative, data):
+            os.link(self.previous.joinpath(*relative.parts), target)
+            return
+        self.stats.written += 1
+        with open(target, "wb") as handle:
+            handle.write(data)
+
+    def _same_as_previous(self, relative: PurePosixPath, data: bytes) -> bool:
+        assert self.previous is not None
+        old = self.previous.joinpath(*relative.parts)
+        try:
+            if old.is_symlink() or old.stat().st_size != len(data):
+                return False
+            return old.read_bytes() == data
+        except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+            return False
+
+    def commit(self) -> None:
+        """Make the staged files the output, atomically where the system allows."""
+        if self.out.exists():
+            if not _exchange(self.staging, self.out):
+                os.rename(self.out, self.retired)
+                os.rename(self.staging, self.out)
+                shutil.rmtree(self.retired)
+                return
+            shutil.rmtree(self.staging)  # now holds the previous output
+        else:
+            os.rename(self.staging, self.out)
+
+    def abort(self) -> None:
+        shutil.rmtree(self.staging, ignore_errors=True)
