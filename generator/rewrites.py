@@ -106,6 +106,10 @@ def _path_pattern(path: str) -> re.Pattern[str]:
     return re.compile("^/" + "/".join(parts) + "/?$")
 
 
+def _substitute(template: str, bindings: dict[str, str]) -> str:
+    return re.sub(r":([A-Za-z_][A-Za-z0-9_]*)", lambda m: bindings.get(m.group(1), m.group(0)), template)
+
+
 class Router:
     """Resolve a request path and query to a rewrite target exactly as Netlify's matcher does."""
 
@@ -122,7 +126,7 @@ class Router:
                 continue
             bindings = {k: v for k, v in found.groupdict().items() if k != "splat"}
             bindings.update({name: quote_plus(params[name]) for name in rule.query})
-            target = re.sub(r":([A-Za-z_][A-Za-z0-9_]*)", lambda m: bindings.get(m.group(1), m.group(0)), rule.to)
+            target = _substitute(rule.to, bindings)
             if found.groupdict().get("splat") is not None:
                 target = target.replace(":splat", found.group("splat"))
             return Match(rule, target)

@@ -1,0 +1,86 @@
+"""Shared fixtures: builds of the fixture and embedded datasets, and a running ``serve`` for each."""
+
+from __future__ import annotations
+
+import json
+import threading
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from generator.build import BuildConfig, build
+from generator.serve import make_server
+
+ROOT = Path(__file__).resolve().parent.parent
+TINY = ROOT / "tests" / "fixtures" / "tiny"
+EMBEDDED = ROOT / "data"
+SHARED_DATA = ROOT.parent / "shared" / "data"
+
+
+@dataclass
+class Response:
+    status: int
+    headers: dict[str, str]
+    body: bytes
+
+    def json(self) -> object:
+        return json.loads(self.body)
+
+
+@dataclass
+class Served:
+    """A build of a dataset, served on loopback with the project's own ``serve``."""
+
+    root: Path
+    base: str
+
+    def get(self, path: str) -> Response:
+        try:
+            with urllib.request.urlopen(self.base + path, timeout=30) as response:
+                return Response(response.status, dict(response.headers), response.read())
+        except urllib.error.HTTPError as error:
+            return Response(error.code, dict(error.headers), error.read())
+
+    def get_json(self, path: str) -> tuple[int, dict]:
+        response = self.get(path)
+        return response.status, json.loads(response.body)
+
+
+def _serve(root: Path) -> Iterator[Served]:
+    server = make_server(root, "127.0.0.1", 0, quiet=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield Served(root, f"http://127.0.0.1:{server.server_port}")
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.fixture(scope="session")
+def tiny_build(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("tiny") / "dist"
+    build(BuildConfig(TINY, out))
+    return out
+
+
+@pytest.fixture(scope="session")
+def embedded_build(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("embedded") / "dist"
+    build(BuildConfig(EMBEDDED, out))
+    return out
+
+
+@pytest.fixture(scope="session")
+def tiny_site(tiny_build: Path) -> Iterator[Served]:
+    yield from _serve(tiny_build)
+
+
+@pytest.fixture(scope="session")
+def site(embedded_build: Path) -> Iterator[Served]:
+    """The embedded dataset, built and served."""
+    yield from _serve(embedded_build)
