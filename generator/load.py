@@ -12,7 +12,7 @@ import json
 import types
 import typing
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import duckdb
@@ -53,6 +53,9 @@ class ParsedTable:
     rows: list[dict[str, object]]
     lines: list[int]
     """Line of the file where each row starts (the header is line 1)."""
+    invalid: list[dict[str, str | None]] = field(default_factory=list)
+    """Raw values of rows that failed validation: their keys still count as targets of references, so one bad
+    row is reported once instead of again by every row that points at it."""
 
 
 def read_dataset_info(data_dir: Path) -> DatasetInfo:
@@ -132,7 +135,9 @@ def _read_rows(path: Path, table: Table, issues: list[Issue]) -> ParsedTable:
                 column = _location(detail["loc"][:1])
                 value = record.get(column) if column else None
                 shown = f" (got {value!r})" if value is not None else ""
-                issues.append(Issue(name, start, column, f"{detail['msg']}{shown}"))
+                reason = detail["msg"].removeprefix("Value error, ")
+                issues.append(Issue(name, start, column, f"{reason}{shown}"))
+            parsed.invalid.append(record)
             continue
         parsed.rows.append(row.model_dump())
         parsed.lines.append(start)
@@ -165,16 +170,29 @@ def _check_keys(tables: dict[str, ParsedTable], issues: list[Issue]) -> None:
         for fk in parsed.table.foreign_keys:
             target_key = (fk.table, fk.target)
             if target_key not in targets:
-                target_rows = tables[fk.table].rows if fk.table in tables else []
-                targets[target_key] = {row[fk.target] for row in target_rows}
+                target = tables[fk.table]
+                targets[target_key] = {str(row[fk.target]) for row in (*target.rows, *target.invalid)}
             known = targets[target_key]
             for row, line in zip(parsed.rows, parsed.lines, strict=True):
                 value = row[fk.column]
-                if value is not None and value not in known:
+                if value is not None and str(value) not in known:
                     issues.append(Issue(
                         parsed.table.file_name, line, fk.column,
                         f"{value!r} does not exist in {fk.table}.csv column {fk.target}",
                     ))
+
+
+def _check_slugs(tables: dict[str, ParsedTable], issues: list[Issue]) -> None:
+    """Slugs share URL space with the words of listing paths; those words are reserved."""
+    from generator.registry import reserved_words
+
+    reserved = reserved_words()
+    for parsed in tables.values():
+        if "slug" not in parsed.table.model.model_fields:
+            continue
+        for row, line in zip(parsed.rows, parsed.lines, strict=True):
+            if row["slug"] in reserved:
+                issues.append(Issue(parsed.table.file_name, line, "slug", f"{row['slug']!r} is a reserved word"))
 
 
 def _check_dates(tables: dict[str, ParsedTable], as_of: dt.date, issues: list[Issue]) -> None:
@@ -215,6 +233,7 @@ def validate(data_dir: Path) -> tuple[DatasetInfo, dict[str, ParsedTable]]:
         info = None
     tables = {table.name: _read_rows(data_dir / table.file_name, table, issues) for table in TABLES}
     _check_keys(tables, issues)
+    _check_slugs(tables, issues)
     if info is not None:
         _check_dates(tables, info.as_of, issues)
     if issues or info is None:

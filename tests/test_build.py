@@ -1,0 +1,136 @@
+"""Build guarantees: deterministic bytes, no-op rebuilds rewrite nothing, failed or killed builds change nothing."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from generator.build import BuildConfig, build
+from generator.cli import main
+from generator.load import DataError
+from generator.writer import OutputError, OutputWriter
+
+from .conftest import ROOT, TINY
+
+
+def tree(root: Path) -> dict[str, str]:
+    """Relative path -> sha256 of every file under root."""
+    return {
+        p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(root.rglob("*")) if p.is_file()
+    }
+
+
+def inodes(root: Path) -> dict[str, tuple[int, int]]:
+    return {p.relative_to(root).as_posix(): (p.stat().st_ino, p.stat().st_mtime_ns)
+            for p in root.rglob("*") if p.is_file()}
+
+
+def test_two_builds_are_byte_identical(tmp_path: Path, tiny_build: Path) -> None:
+    other = tmp_path / "again"
+    build(BuildConfig(TINY, other))
+    assert tree(other) == tree(tiny_build)
+
+
+def test_noop_rebuild_rewrites_no_file(tmp_path: Path) -> None:
+    out = tmp_path / "dist"
+    first = build(BuildConfig(TINY, out))
+    before = inodes(out)
+    second = build(BuildConfig(TINY, out))
+    assert second.written == 0 and second.files == first.files
+    assert inodes(out) == before
+    assert not any(p.name.startswith(".dist.") for p in tmp_path.iterdir()), "staging folder left behind"
+
+
+def test_changed_company_rewrites_only_changed_files(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    shutil.copytree(TINY, data)
+    out = tmp_path / "dist"
+    build(BuildConfig(data, out))
+    before = tree(out)
+    companies = data / "companies.csv"
+    companies.write_text(companies.read_text().replace("Collaborative design software.", "Design tools."))
+    report = build(BuildConfig(data, out))
+    after = tree(out)
+    changed = {path for path in after if before.get(path) != after[path]}
+    assert changed == {"api/companies/10.json", "api/companies/figma.json"}
+    assert report.written == len(changed)
+
+
+def test_bad_data_leaves_previous_output_untouched(tmp_path: Path, tiny_build: Path) -> None:
+    data = tmp_path / "data"
+    shutil.copytree(TINY, data)
+    out = tmp_path / "dist"
+    build(BuildConfig(data, out))
+    before = inodes(out)
+    (data / "ipos.csv").write_text((data / "ipos.csv").read_text().replace("listed,nasdaq", "listed,nowhere", 1))
+    with pytest.raises(DataError, match=r"ipos.csv:2: column exchange"):
+        build(BuildConfig(data, out))
+    assert inodes(out) == before
+    result = CliRunner().invoke(main, ["build", "--data", str(data), "--out", str(out)])
+    assert result.exit_code == 1 and "ipos.csv:2: column exchange" in result.output
+    assert inodes(out) == before
+
+
+def test_killed_build_leaves_previous_output_whole(tmp_path: Path, tiny_build: Path) -> None:
+    out = tmp_path / "dist"
+    shutil.copytree(tiny_build, out)
+    expected = tree(out)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    for delay in (0.3, 0.6, 0.9, 1.2):
+        child = subprocess.Popen(
+            [sys.executable, "-m", "generator", "build", "--data", str(TINY), "--out", str(out), "--quiet"],
+            env=env, cwd=tmp_path,
+        )
+        time.sleep(delay)
+        child.send_signal(signal.SIGKILL)
+        child.wait()
+        assert tree(out) == expected, f"output changed after kill at {delay}s"
+    build(BuildConfig(TINY, out))  # and the next build cleans up what the killed ones left
+    assert tree(out) == expected
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["dist"]
+
+
+def test_refuses_to_replace_a_folder_it_did_not_build(tmp_path: Path) -> None:
+    precious = tmp_path / "precious"
+    precious.mkdir()
+    (precious / "notes.txt").write_text("keep me")
+    with pytest.raises(OutputError, match="not an output of this generator"):
+        build(BuildConfig(TINY, precious))
+    assert (precious / "notes.txt").read_text() == "keep me"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["precious"]
+
+
+@pytest.mark.parametrize("path", ["../escape.json", "/api/../../x.json", "api/./x.json", "", "a\\b.json"])
+def test_writer_refuses_paths_outside_the_output(tmp_path: Path, path: str) -> None:
+    writer = OutputWriter(tmp_path / "dist")
+    try:
+        with pytest.raises(OutputError):
+            writer.write(path, b"{}")
+    finally:
+        writer.abort()
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+def test_writer_refuses_a_second_write_to_one_file(tmp_path: Path) -> None:
+    writer = OutputWriter(tmp_path / "dist")
+    writer.write("/api/a.json", b"1")
+    with pytest.raises(OutputError, match="two writes"):
+        writer.write("api/a.json", b"2")
+    writer.abort()
+
+
+def test_build_command_reports_a_summary(tmp_path: Path) -> None:
+    result = CliRunner().invoke(main, ["build", "--data", str(TINY), "--out", str(tmp_path / "dist")])
+    assert result.exit_code == 0, result.output
+    assert "files" in result.output and "api/companies" in result.output
+    assert "python -m generator serve --dir" in result.output
