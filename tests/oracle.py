@@ -1,0 +1,66 @@
+"""An independent reading of the dataset (plain csv, no DuckDB) to check the API's answers against."""
+
+from __future__ import annotations
+
+import csv
+import unicodedata
+from pathlib import Path
+
+
+def read(data: Path, table: str) -> list[dict[str, str]]:
+    with open(data / f"{table}.csv", encoding="utf-8", newline="") as handle:
+        return list(csv.DictReader(handle))
+
+
+def words(text: str) -> list[str]:
+    folded = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode().lower()
+    out, current = [], ""
+    for char in folded:
+        if char.isascii() and char.isalnum():
+            current += char
+        else:
+            out.append(current)
+            current = ""
+    out.append(current)
+    return [w for w in out if w]
+
+
+def company_order(companies: list[dict[str, str]], sort: str) -> list[int]:
+    """Company ids in the order of a sort value; nulls last in both directions, id breaks ties."""
+    field = sort.lstrip("-")
+    descending = sort.startswith("-")
+
+    def key(c: dict[str, str]) -> tuple:
+        if field == "valuation":
+            raw = c["valuation_usd"]
+            value = None if raw == "" else int(raw)
+        else:
+            value = c["name"].lower()
+        if value is None:
+            return (1, 0, int(c["id"]))
+        if descending:
+            return (0, _negate(value), int(c["id"]))
+        return (0, value, int(c["id"]))
+
+    return [int(c["id"]) for c in sorted(companies, key=key)]
+
+
+def _negate(value: int | str) -> object:
+    if isinstance(value, int):
+        return -value
+    return tuple(-ord(ch) for ch in value) + (1,)  # longer string sorts after its prefix when descending
+
+
+def company_matches(c: dict[str, str], filters: dict[str, str]) -> bool:
+    if "sector" in filters and c["sector"] != filters["sector"]:
+        return False
+    if "country" in filters and c["country"] != filters["country"]:
+        return False
+    if "minValuation" in filters:
+        if c["valuation_usd"] == "" or int(c["valuation_usd"]) < int(filters["minValuation"]):
+            return False
+    if "q" in filters:
+        q = filters["q"]
+        if not any(w.startswith(q) for w in words(f"{c['name']} {c['ticker']}")):
+            return False
+    return True
