@@ -67,6 +67,19 @@ def build(data_dir: Path, out_dir: Path, quiet: bool) -> None:
 
 
 @main.command()
+@click.option("--companies", type=click.IntRange(min=1), required=True, help="Number of companies to draw.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Random seed; same seed, same bytes.")
+@click.option("--out", "out_dir", type=click.Path(path_type=Path, file_okay=False), required=True,
+              help="Folder to write the dataset into (CSV files + dataset.json).")
+def synth(companies: int, seed: int, out_dir: Path) -> None:
+    """Write a synthetic canonical dataset of any size, for benchmarks and scale tests."""
+    from generator.synth import synthesize
+
+    counts = synthesize(out_dir, companies=companies, seed=seed)
+    click.echo(f"wrote {out_dir}: " + ", ".join(f"{name} {rows}" for name, rows in counts.items()))
+
+
+@main.command()
 @click.option("--dir", "root", type=click.Path(path_type=Path, exists=True, file_okay=False), default=DEFAULT_OUT,
               show_default=True, help="Built output folder to serve.")
 @click.option("--host", default="127.0.0.1", show_default=True)
@@ -101,3 +114,24 @@ def netlify_toml(check_only: bool, path: Path) -> None:
         return
     path.write_text(text, encoding="utf-8")
     click.echo(f"wrote {path}")
+
+
+@main.command("nginx-conf")
+@click.option("--root", "root", type=click.Path(path_type=Path, file_okay=False), default=DEFAULT_OUT,
+              show_default=True, help="Built output folder the mirror serves.")
+@click.option("--port", default=8080, show_default=True, type=int, help="Port on 127.0.0.1.")
+@click.option("--out", "out", type=click.Path(path_type=Path, dir_okay=False), default=None,
+              help="Write the config here instead of standard output.")
+def nginx_conf(root: Path, port: int, out: Path | None) -> None:
+    """Print (or write) an nginx.conf serving a build with the rewrite rules of netlify.toml.
+
+    Run it with: nginx -c "$PWD/FILE" -p PREFIX -e stderr  (pid, temp files and logs stay inside PREFIX).
+    """
+    from generator.configs import nginx_conf as render
+
+    text = render(root, port)
+    if out is None:
+        click.echo(text, nl=False)
+        return
+    out.write_text(text, encoding="utf-8")
+    click.echo(f"wrote {out}", err=True)

@@ -33,10 +33,13 @@ def _records(con: duckdb.DuckDBPyConnection, sql: str, params: dict | None = Non
             yield dict(zip(names, values, strict=True))
 
 
-def _grouped(con: duckdb.DuckDBPyConnection, name: str, params: dict | None = None) -> dict[int, list[dict]]:
-    groups: dict[int, list[dict]] = defaultdict(list)
+def _grouped(
+    con: duckdb.DuckDBPyConnection, name: str, params: dict | None = None, by: str = "company_id"
+) -> dict[object, list[dict]]:
+    """Rows of a query file grouped by one column (removed from the rows), in query order."""
+    groups: dict[object, list[dict]] = defaultdict(list)
     for record in _records(con, read_sql(name), params):
-        groups[record.pop("company_id")].append(record)
+        groups[record.pop(by)].append(record)
     return groups
 
 
@@ -87,3 +90,32 @@ def company_profiles(
             analysis=responses.Analysis(**analysis[c["id"]], methodology=ANALYSIS_METHODOLOGY),
         )
         yield (str(c["id"]), c["slug"]), profile
+
+
+def investor_profiles(
+    con: duckdb.DuckDBPyConnection, info: DatasetInfo
+) -> Iterator[tuple[tuple[str, ...], responses.InvestorProfile]]:
+    """Every investor with its portfolio and the rounds it led, keyed by (id, slug)."""
+    portfolio = _grouped(con, "investor_portfolio", by="investor_id")
+    led = _grouped(con, "investor_rounds_led", by="investor_id")
+    for investor in _records(con, read_sql("investors") + " ORDER BY i.id"):
+        profile = responses.InvestorProfile(
+            **investor, portfolio=portfolio.get(investor["id"], []), rounds_led=led.get(investor["id"], []),
+        )
+        yield (str(investor["id"]), investor["slug"]), profile
+
+
+def industry_details(
+    con: duckdb.DuckDBPyConnection, info: DatasetInfo
+) -> Iterator[tuple[tuple[str, ...], responses.IndustryDetail]]:
+    """Every sector's aggregates with its companies, countries and funding by year, keyed by slug."""
+    companies = _grouped(con, "industry_companies", by="sector")
+    countries = _grouped(con, "industry_countries", by="sector")
+    funding = _grouped(con, "industry_funding", by="sector")
+    for industry in _records(con, read_sql("industries") + " ORDER BY s.slug"):
+        slug = industry["slug"]
+        detail = responses.IndustryDetail(
+            **industry, companies_by_country=countries.get(slug, []), funding_by_year=funding.get(slug, []),
+            companies=companies.get(slug, []),
+        )
+        yield (slug,), detail

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,7 +17,7 @@ from pathlib import Path
 import duckdb
 
 from generator import serialize
-from generator.registry import Filter, ListRoute
+from generator.registry import TEXT_PREFIX_MAX, Filter, ListRoute
 from generator.schema import DatasetInfo
 
 SQL_DIR = Path(__file__).parent / "sql"
@@ -37,14 +38,21 @@ def base_meta(info: DatasetInfo) -> dict[str, object]:
     return {"as_of": info.as_of.isoformat(), "disclaimer": info.disclaimer}
 
 
-def load_rows(con: duckdb.DuckDBPyConnection, route: ListRoute) -> list[bytes]:
+def sql_params(sql: str, info: DatasetInfo) -> dict[str, object]:
+    return {"as_of": info.as_of} if "$as_of" in sql else {}
+
+
+def load_rows(con: duckdb.DuckDBPyConnection, route: ListRoute, info: DatasetInfo) -> list[bytes]:
     """Materialize the route's rows as temp table ``rows`` (with ``_idx``) and serialize each row once."""
+    sql = read_sql(route.rows_sql)
     con.execute(
         f"CREATE OR REPLACE TEMP TABLE rows AS SELECT row_number() OVER (ORDER BY {route.key}) - 1 AS _idx, * "
-        f"FROM ({read_sql(route.rows_sql)})"
+        f"FROM ({sql})",
+        sql_params(sql, info),
     )
     fields = list(route.model.model_fields)
-    result = con.execute(f"SELECT {', '.join(fields)} FROM rows ORDER BY _idx")
+    columns = ", ".join(f'"{name}"' for name in fields)
+    result = con.execute(f"SELECT {columns} FROM rows ORDER BY _idx")
     model = route.model
     out: list[bytes] = []
     while batch := result.fetchmany(10_000):
@@ -64,7 +72,9 @@ def _sort_lists(route: ListRoute) -> str:
 def _membership(index: int, flt: Filter) -> str:
     """Lateral unnest giving, per row, every value of ``flt`` the row matches, plus NULL (= filter not applied)."""
     column = flt.column
-    if flt.kind == "ladder":
+    if flt.kind == "text":
+        values = f"list_append({text_prefixes(column)}, NULL)"
+    elif flt.kind == "ladder":
         ladder = ", ".join(str(v) for v in flt.domain)
         values = f"list_append(list_filter([{ladder}], lambda t: t <= {column}), NULL)"
     elif flt.kind == "year":
@@ -76,9 +86,21 @@ def _membership(index: int, flt: Filter) -> str:
     return f"unnest({values}) AS m{index}(f{index})"
 
 
+def text_prefixes(expression: str) -> str:
+    """SQL for the distinct word prefixes of a text: lowercased, accents removed, split on non-alphanumerics."""
+    words = f"regexp_split_to_array(lower(strip_accents(coalesce({expression}, ''))), '[^a-z0-9]+')"
+    return (
+        f"list_distinct(flatten(list_transform(list_filter({words}, lambda w: w <> ''), lambda w: "
+        f"list_transform(range(1, least(length(w), {TEXT_PREFIX_MAX}) + 1), lambda n: left(w, n::INTEGER)))))"
+    )
+
+
 def domain_values(con: duckdb.DuckDBPyConnection, flt: Filter) -> list[str]:
     """Allowed values of a filter, as the strings that appear in URLs."""
-    if isinstance(flt.domain, tuple):
+    if flt.kind == "text":
+        query = f"SELECT DISTINCT unnest({text_prefixes(flt.column)}) FROM rows"
+        values = [v for (v,) in con.execute(query).fetchall()]
+    elif isinstance(flt.domain, tuple):
         values = [str(v) for v in flt.domain]
     else:
         values = [str(v) for (v,) in con.execute(flt.domain).fetchall() if v is not None]
@@ -91,9 +113,10 @@ def _typed(flt: Filter, value: str) -> str | int:
     return int(value) if flt.kind in ("ladder", "year") else value
 
 
-def combination_orders(con: duckdb.DuckDBPyConnection, route: ListRoute) -> dict[tuple[str | None, ...], tuple]:
-    """For every non-empty filter combination, the ordered row indexes under each sort."""
-    filters = route.filters
+def combination_orders(
+    con: duckdb.DuckDBPyConnection, route: ListRoute, filters: tuple[Filter, ...]
+) -> dict[tuple[str | None, ...], tuple]:
+    """For every non-empty combination of ``filters``, the ordered row indexes under each sort."""
     joins = "".join(f", {_membership(i, f)}" for i, f in enumerate(filters))
     keys = ", ".join(f"f{i}::VARCHAR AS f{i}" for i in range(len(filters)))
     select_keys = f"{keys}, " if filters else ""
@@ -106,26 +129,11 @@ def combination_orders(con: duckdb.DuckDBPyConnection, route: ListRoute) -> dict
     return orders
 
 
-def text_orders(con: duckdb.DuckDBPyConnection, route: ListRoute) -> dict[str, tuple]:
-    """For every word prefix of the text columns, the ordered row indexes under each sort."""
-    assert route.text is not None
-    text = " || ' ' || ".join(f"coalesce({c}::VARCHAR, '')" for c in route.text.columns)
-    query = f"""
-        WITH words AS (
-            SELECT _idx, unnest(regexp_split_to_array(lower(strip_accents({text})), '[^a-z0-9]+')) AS word FROM rows
-        ), prefixes AS (
-            SELECT DISTINCT _idx, left(word, unnest(range(1, length(word) + 1))::INTEGER) AS prefix
-            FROM words WHERE word <> ''
-        )
-        SELECT prefix, {_sort_lists(route)} FROM prefixes JOIN rows USING (_idx) GROUP BY prefix
-    """
-    return {record[0]: tuple(record[1:]) for record in con.execute(query).fetchall()}
-
-
 def _pages(
     route: ListRoute, filters: dict[str, str], typed: dict[str, object], sort: str, ids: list[int],
     rows: list[bytes], meta: dict[str, object],
 ) -> Iterator[Page]:
+    """The pages of one result set under one sort; ``meta`` may carry the set's facets."""
     per_page = route.per_page
     total = len(ids)
     pages = max(1, math.ceil(total / per_page))
@@ -150,21 +158,38 @@ def _pages(
         yield Page(link(page), serialize.envelope(body, [rows[i] for i in chunk]))
 
 
+def facet_counts(
+    route: ListRoute, values: dict[str, list[str | None]], ids: list[int]
+) -> dict[str, list[dict[str, object]]]:
+    """Value counts of each facet column over a result set: most frequent first, then by value."""
+    out: dict[str, list[dict[str, object]]] = {}
+    for column in route.facets:
+        counts = Counter(values[column][i] for i in ids)
+        counts.pop(None, None)
+        out[column] = [{"value": v, "count": n} for v, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))]
+    return out
+
+
 def render(con: duckdb.DuckDBPyConnection, route: ListRoute, info: DatasetInfo) -> Iterator[Page]:
-    """Every page of one listing route, for every filter combination, sort and text prefix."""
-    rows = load_rows(con, route)
+    """Every page of one listing route: each filter combination of each group, each sort, each page."""
+    rows = load_rows(con, route, info)
     meta = base_meta(info)
-    domains = [[ALL, *domain_values(con, f)] for f in route.filters]
-    orders = combination_orders(con, route)
+    facet_values = {
+        column: [v for (v,) in con.execute(f"SELECT {column} FROM rows ORDER BY _idx").fetchall()]
+        for column in route.facets
+    }
     empty: tuple = tuple([] for _ in route.sort_values)
-    for combination in itertools.product(*domains):
-        active = {f.name: v for f, v in zip(route.filters, combination, strict=True) if v is not ALL}
-        typed = {f.name: _typed(f, v) for f, v in zip(route.filters, combination, strict=True) if v is not ALL}
-        lists = orders.get(combination, empty)
-        for sort, ids in zip(route.sort_values, lists, strict=True):
-            yield from _pages(route, active, typed, sort, ids, rows, meta)
-    if route.text is not None:
-        param = route.text.param
-        for prefix, lists in sorted(text_orders(con, route).items()):
+    regular = route.groups[0]
+    for group in route.groups:
+        domains = [[ALL, *domain_values(con, f)] for f in group]
+        orders = combination_orders(con, route, group)
+        for combination in itertools.product(*domains):
+            if group is not regular and combination == (ALL,):
+                continue  # an exclusive filter left out is the regular group's empty combination
+            applied = [(f, v) for f, v in zip(group, combination, strict=True) if v is not ALL]
+            active = {f.name: v for f, v in applied}
+            typed = {f.name: _typed(f, v) for f, v in applied}
+            lists = orders.get(combination, empty)
+            page_meta = {**meta, "facets": facet_counts(route, facet_values, lists[0])} if route.facets else meta
             for sort, ids in zip(route.sort_values, lists, strict=True):
-                yield from _pages(route, {param: prefix}, {param: prefix}, sort, ids, rows, meta)
+                yield from _pages(route, active, typed, sort, ids, rows, page_meta)

@@ -25,11 +25,10 @@ def problem_files() -> Iterator[tuple[str, bytes]]:
     yield NOT_FOUND_FILE, NOT_FOUND
     yield SITE_404_FILE, NOT_FOUND
     for route in LIST_ROUTES:
-        if route.text is None:
-            continue
-        names = ", ".join(f.name for f in route.filters)
-        yield route.combined_text_error, problem(
-            f"{route.name}-{route.text.param}-with-filter", "Unsupported parameter combination", 404,
-            f"{route.path}: `{route.text.param}` combines with `sort` and `page` only, not with {names}. "
-            f"Drop `{route.text.param}` to filter, or drop the filters to search.",
-        )
+        for (exclusive,) in route.groups[1:]:
+            others = ", ".join(f"`{f.name}`" for f in route.filters if f is not exclusive)
+            yield route.combination_error(exclusive), problem(
+                f"{route.name}-{exclusive.name}-with-filter", "Unsupported parameter combination", 404,
+                f"{route.path}: `{exclusive.name}` combines with `sort` and `page` only, not with {others}. "
+                f"Drop `{exclusive.name}` to filter, or drop the other filters.",
+            )

@@ -5,38 +5,43 @@ Netlify, nginx and ``serve`` (``rewrites.py``), the OpenAPI document (``openapi.
 Adding an endpoint or a filter is one declaration here (plus its SQL file and row model).
 
 URL design. Query-string URLs (``/api/companies?sector=fintech&page=2``) are mapped by rewrite rules onto
-canonical files whose paths spell the same query as ``name/value`` segments in declaration order, always
-ending in ``sort/{sort}/page/{page}.json``:
+canonical files whose paths spell the same query as ``name=value`` segments in declaration order, always
+ending in ``sort={sort}/page={page}.json``:
 
-    /api/companies/sector/fintech/sort/-valuation/page/2.json
+    /api/companies/sector=fintech/sort=-valuation/page=2.json
 
 Those path-style URLs are the files themselves, so they work on any static host. Detail resources live at
-``{path}/{key}.json``; listing segments are directories, so a slug can never collide with them, and the
-listing words are also reserved as slugs for clarity.
+``{path}/{key}.json``; listing segments contain ``=``, which no slug or id can, so the two never collide
+(the parameter names are reserved as slugs too, for clarity). One directory level per applied filter keeps
+the tree shallow, which is what makes the build fast: directories cost more than files.
 """
 
 from __future__ import annotations
 
+import typing
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel
 
-from generator import responses
+from generator import responses, schema
 
 if TYPE_CHECKING:
     import duckdb
 
     from generator.schema import DatasetInfo
 
-FilterKind = Literal["category", "ladder", "year", "month"]
+FilterKind = Literal["category", "ladder", "year", "month", "text"]
 
 MINIMUM_VALUATION_LADDER_USD: tuple[int, ...] = (
     100_000_000, 500_000_000, 1_000_000_000, 5_000_000_000,
     10_000_000_000, 50_000_000_000, 100_000_000_000, 1_000_000_000_000,
 )
 """Allowed values of ``minValuation``: whole-USD lower bounds (inclusive) on ``valuation_usd``."""
+
+TEXT_PREFIX_MAX = 24
+"""Longest indexed prefix of a word, in characters (longer queries find nothing)."""
 
 PAGE_PARAM = "page"
 SORT_PARAM = "sort"
@@ -46,9 +51,10 @@ SORT_PARAM = "sort"
 class Filter:
     """One filter dimension of a listing.
 
-    ``column`` is a column of the route's rows; a row matches a value when its column equals it (``multi``: when
-    its list contains it; ``ladder``: when it is at least the threshold). ``domain`` is the SQL that lists the
-    allowed values, or the literal values themselves.
+    ``column`` is a column of the route's rows; a row matches a value when its column equals it (``multi``:
+    when its list contains it; ``ladder``: when it is at least the threshold; ``text``: when a word of the text
+    starts with it). ``domain`` is the SQL over ``rows`` that lists the allowed values, or the values themselves
+    (text filters take every indexed prefix). An ``exclusive`` filter combines with sort and page only.
     """
 
     name: str
@@ -57,6 +63,7 @@ class Filter:
     description: str
     domain: str | tuple[str | int, ...] = ()
     multi: bool = False
+    exclusive: bool = False
 
 
 @dataclass(frozen=True)
@@ -72,21 +79,13 @@ class SortField:
 
 
 @dataclass(frozen=True)
-class TextQuery:
-    """A text parameter matched as a prefix of any word of ``columns`` (case- and accent-insensitive)."""
-
-    param: str
-    columns: tuple[str, ...]
-    description: str
-
-
-@dataclass(frozen=True)
 class ListRoute:
     name: str
     path: str
     summary: str
     rows_sql: str
-    """Name of the SQL file in ``generator/sql`` whose result holds one row per item (model fields and more)."""
+    """Name of the SQL file in ``generator/sql`` giving one row per item (model fields, filter columns).
+    It may use the parameter ``$as_of``."""
     model: type[BaseModel]
     key: str
     """Unique column: the final tie-break of every order."""
@@ -94,8 +93,11 @@ class ListRoute:
     sorts: tuple[SortField, ...]
     default_sort: str
     per_page: int
-    text: TextQuery | None = None
     description: str = ""
+    facets: tuple[str, ...] = ()
+    """Columns whose value counts over the whole result set go into ``meta.facets``."""
+    default_filters: tuple[tuple[str, str], ...] = ()
+    """Applied when a query names none of the route's filters."""
 
     @property
     def sort_values(self) -> tuple[str, ...]:
@@ -103,14 +105,11 @@ class ListRoute:
 
     def file_path(self, filters: dict[str, str], sort: str, page: int | str) -> str:
         """Canonical file of one page; ``filters`` in any order, only active ones."""
-        order = [self.text.param] if self.text else []
-        order += [f.name for f in self.filters]
-        segments = [f"{name}/{filters[name]}" for name in order if name in filters]
-        return "/".join([self.path, *segments, f"{SORT_PARAM}/{sort}", f"{PAGE_PARAM}/{page}.json"])
+        segments = [f"{f.name}={filters[f.name]}" for f in self.filters if f.name in filters]
+        return "/".join([self.path, *segments, f"{SORT_PARAM}={sort}", f"{PAGE_PARAM}={page}.json"])
 
-    @property
-    def combined_text_error(self) -> str:
-        return f"/api/errors/{self.name}-{self.text.param if self.text else 'q'}-with-filter.json"
+    def combination_error(self, exclusive: Filter) -> str:
+        return f"/api/errors/{self.name}-{exclusive.name}-with-filter.json"
 
     def sort_field(self, value: str) -> tuple[SortField, bool]:
         """The field and whether it is descending, for a sort value such as ``-valuation``."""
@@ -119,6 +118,12 @@ class ListRoute:
             if sort.name == name:
                 return sort, value.startswith("-")
         raise KeyError(value)
+
+    @property
+    def groups(self) -> list[tuple[Filter, ...]]:
+        """Sets of filters that may be combined: all regular filters together, each exclusive one alone."""
+        regular = tuple(f for f in self.filters if not f.exclusive)
+        return [regular, *((f,) for f in self.filters if f.exclusive)]
 
 
 DetailBuilder = Callable[["duckdb.DuckDBPyConnection", "DatasetInfo"], Iterator[tuple[tuple[str, ...], BaseModel]]]
@@ -134,57 +139,175 @@ class DetailRoute:
     summary: str
     model: type[BaseModel]
     key_names: tuple[str, ...]
-    build: DetailBuilder = field(compare=False)
+    builder: str = field(compare=False)
+    """Name of the function in ``generator.details`` that yields (keys, body) for every resource."""
     description: str = ""
 
     def file_path(self, key: str) -> str:
         return f"{self.path}/{key}.json"
 
+    def build(self, con: duckdb.DuckDBPyConnection, info: DatasetInfo) -> Iterator[tuple[tuple[str, ...], BaseModel]]:
+        from generator import details
 
-def _company_profiles(con: duckdb.DuckDBPyConnection, info: DatasetInfo) -> Iterator[tuple[tuple[str, ...], BaseModel]]:
-    from generator.details import company_profiles
-
-    return company_profiles(con, info)
+        return getattr(details, self.builder)(con, info)
 
 
-COMPANY_FILTERS = (
-    Filter("sector", "category", "sector", "Sector slug.", "SELECT DISTINCT sector FROM rows"),
-    Filter("country", "category", "country", "ISO 3166-1 alpha-2 country code, lowercase.",
-           "SELECT DISTINCT country FROM rows"),
-    Filter("minValuation", "ladder", "valuation_usd",
-           "Minimum valuation in whole USD (inclusive); one of the documented ladder values.",
-           MINIMUM_VALUATION_LADDER_USD),
-)
+def _category(name: str, description: str, column: str | None = None, **options: object) -> Filter:
+    column = column or name
+    domain = options.pop("domain", None) or f"SELECT DISTINCT {column} FROM rows"
+    return Filter(name, "category", column, description, domain, **options)  # type: ignore[arg-type]
 
-COMPANY_SORTS = (
-    SortField("valuation", "valuation_usd"),
-    SortField("name", "lower(name)"),
-)
+
+def _values(literal: object) -> tuple[str, ...]:
+    return tuple(typing.get_args(literal))
+
+
+def _text(description: str, column: str, exclusive: bool = True) -> Filter:
+    return Filter("q", "text", column, description, exclusive=exclusive)
+
+
+Q_DESCRIPTION = ("Prefix of any word of the name{extra}: lowercase ASCII letters and digits, 1-"
+                 f"{TEXT_PREFIX_MAX} characters (names are indexed lowercased with accents removed).")
+SECTOR = _category("sector", "Sector slug (see /api/industries).")
+COUNTRY = _category("country", "ISO 3166-1 alpha-2 country code, lowercase.")
+MIN_VALUATION = Filter("minValuation", "ladder", "valuation_usd",
+                       "Minimum valuation in whole USD (inclusive); one of the documented ladder values.",
+                       MINIMUM_VALUATION_LADDER_USD)
+COMPANY_TEXT = _text(Q_DESCRIPTION.format(extra=", or of the ticker"), "name || ' ' || coalesce(ticker, '')")
+VALUATION = SortField("valuation", "valuation_usd")
+NAME = SortField("name", "lower(name)")
+DATE_DESC_ONLY: tuple[Literal["asc", "desc"], ...] = ("desc", "asc")
+COMPANY_SLUG = _category("company", "Company slug: only items about this company.", "company.slug",
+                         exclusive=True)
 
 ROUTES: tuple[ListRoute | DetailRoute, ...] = (
     ListRoute(
-        name="companies",
-        path="/api/companies",
-        summary="Filtered list of companies",
-        description="Every company of the dataset, public and private. Filters combine freely; `q` combines with "
-        "`sort` and `page` only.",
-        rows_sql="companies",
-        model=responses.CompanyListItem,
-        key="id",
-        filters=COMPANY_FILTERS,
-        sorts=COMPANY_SORTS,
-        default_sort="-valuation",
-        per_page=25,
-        text=TextQuery("q", ("name", "ticker"), "Prefix of any word of the company name, or of its ticker; "
-                       "lowercase letters and digits (the API lowercases and strips accents when indexing)."),
+        name="companies", path="/api/companies", summary="Filtered list of companies",
+        description="Every company of the dataset, public and private. Filters combine freely; `q` combines "
+        "with `sort` and `page` only.",
+        rows_sql="companies", model=responses.CompanyListItem, key="id",
+        filters=(COMPANY_TEXT, SECTOR, COUNTRY, MIN_VALUATION),
+        sorts=(VALUATION, NAME), default_sort="-valuation", per_page=25,
     ),
     DetailRoute(
-        name="company",
-        path="/api/companies",
-        summary="Full company profile with financials, funding and analysis",
-        model=responses.CompanyProfile,
-        key_names=("id", "slug"),
-        build=_company_profiles,
+        name="company", path="/api/companies", summary="Full company profile with financials, funding and analysis",
+        model=responses.CompanyProfile, key_names=("id", "slug"), builder="company_profiles",
+    ),
+    ListRoute(
+        name="ipos", path="/api/ipos", summary="IPO pipeline: pipeline, filed, upcoming, listed, withdrawn, postponed",
+        description="One row per IPO record. `year` is the year of the date that goes with the status: "
+        "announced (pipeline), filed, expected (upcoming), listing (listed), withdrawn, postponed.",
+        rows_sql="ipos", model=responses.IpoListItem, key="id",
+        filters=(
+            _category("status", "IPO status.", domain=_values(schema.IpoStatus)),
+            Filter("year", "year", "status_date", "Year of the status date.", "SELECT DISTINCT year FROM rows"),
+            _category("exchange", "Exchange slug."),
+        ),
+        sorts=(SortField("date", "status_date"), SortField("proceeds", "proceeds_usd")),
+        default_sort="-date", per_page=25,
+    ),
+    ListRoute(
+        name="pre-ipos", path="/api/pre-ipos", summary="Private and pre-IPO companies",
+        description="Companies that are private on the dataset's as-of date, with last round, secondary-market "
+        "marks and IPO plans. Same filters as /api/companies plus `stage` (latest round stage).",
+        rows_sql="pre_ipos", model=responses.PreIpoListItem, key="id",
+        filters=(COMPANY_TEXT, SECTOR, COUNTRY, MIN_VALUATION,
+                 _category("stage", "Stage of the latest funding round.", "last_round_stage")),
+        sorts=(VALUATION, NAME), default_sort="-valuation", per_page=25,
+    ),
+    ListRoute(
+        name="offerings", path="/api/offerings", summary="Private market offerings: tender, secondary, placement",
+        rows_sql="offerings", model=responses.OfferingListItem, key="id",
+        filters=(
+            _category("kind", "Offering kind.", domain=_values(schema.OfferingKind)),
+            _category("status", "Offering status.", domain=_values(schema.OfferingStatus)),
+            Filter("year", "year", "announced_date", "Year announced.", "SELECT DISTINCT year FROM rows"),
+        ),
+        sorts=(SortField("date", "announced_date"), SortField("amount", "amount_usd"),
+               SortField("valuation", "implied_valuation_usd")),
+        default_sort="-date", per_page=25,
+    ),
+    ListRoute(
+        name="calendar", path="/api/calendar", summary="IPO calendar events and expected listings",
+        description="Filings, expected listings, pricings, listings, quiet-period ends, lock-up expiries, "
+        "withdrawals and postponements. Without a filter: upcoming events (on or after the dataset's as-of "
+        "date), soonest first; any filter searches the whole calendar.",
+        rows_sql="calendar", model=responses.CalendarEvent, key="id",
+        filters=(
+            _category("month", "Month of the event, YYYY-MM."),
+            _category("type", "Event type.", domain=_values(responses.CalendarEventType)),
+            _category("when", "upcoming (on or after as_of) or past.", '"when"', domain=("past", "upcoming")),
+        ),
+        sorts=(SortField("date", "date"),), default_sort="date", per_page=50,
+        default_filters=(("when", "upcoming"),),
+    ),
+    ListRoute(
+        name="funding", path="/api/funding", summary="Funding rounds feed, newest first",
+        rows_sql="funding", model=responses.FundingListItem, key="id",
+        filters=(
+            _category("stage", "Round stage."),
+            Filter("year", "year", "announced_date", "Year announced.", "SELECT DISTINCT year FROM rows"),
+            _category("sector", "Sector slug of the company.", "company.sector"),
+        ),
+        sorts=(SortField("date", "announced_date"), SortField("amount", "amount_usd")),
+        default_sort="-date", per_page=50,
+    ),
+    ListRoute(
+        name="trending", path="/api/trending", summary="Secondary-price movers and IPO-ready names",
+        description="`kind=gainers|decliners`: largest rises and falls of the secondary implied valuation over "
+        "the latest six months of data; `kind=ipo-ready`: private companies ranked by a transparent score whose "
+        "components are listed in each row. Default: gainers.",
+        rows_sql="trending", model=responses.TrendingEntry, key="entry_key",
+        filters=(_category("kind", "Which list.", domain=("decliners", "gainers", "ipo-ready")),),
+        sorts=(SortField("rank", "rank", ("asc",)),), default_sort="rank", per_page=25,
+        default_filters=(("kind", "gainers"),),
+    ),
+    ListRoute(
+        name="search", path="/api/search", summary="Unified search with facet counts",
+        description="Companies, investors and industries whose name has a word starting with `q`; "
+        "`meta.facets` counts the whole result set by type, sector and country.",
+        rows_sql="search", model=responses.SearchResult, key="entry_key",
+        filters=(_text(Q_DESCRIPTION.format(extra=" (or ticker)"), "search_text", exclusive=False),
+                 _category("type", "Result type.", domain=("company", "industry", "investor"))),
+        sorts=(SortField("name", "lower(name)"),), default_sort="name", per_page=25,
+        facets=("type", "sector", "country"),
+    ),
+    ListRoute(
+        name="news", path="/api/news", summary="News and press feed, newest first",
+        rows_sql="news", model=responses.NewsListItem, key="id",
+        filters=(COMPANY_SLUG, _category("tag", "Topic tag.", "tags", multi=True,
+                                         domain="SELECT DISTINCT unnest(tags) FROM rows")),
+        sorts=(SortField("date", "published_date", DATE_DESC_ONLY),), default_sort="-date", per_page=25,
+    ),
+    ListRoute(
+        name="filings", path="/api/filings", summary="SEC filings (S-1, F-1, 424B4 and others), newest first",
+        rows_sql="filings", model=responses.FilingListItem, key="id",
+        filters=(COMPANY_SLUG, _category("form", "Form type as a slug: s-1, s-1-a, f-1, 424b4, rw, d ...",
+                                         "form_slug"),
+                 Filter("year", "year", "filed_date", "Year filed.", "SELECT DISTINCT year FROM rows")),
+        sorts=(SortField("date", "filed_date", DATE_DESC_ONLY),), default_sort="-date", per_page=25,
+    ),
+    ListRoute(
+        name="investors", path="/api/investors", summary="Investor directory with portfolio counts",
+        rows_sql="investors", model=responses.InvestorListItem, key="id",
+        filters=(_category("type", "Investor type."), COUNTRY),
+        sorts=(SortField("portfolio", "portfolio_count"), NAME, SortField("leads", "lead_count")),
+        default_sort="-portfolio", per_page=25,
+    ),
+    DetailRoute(
+        name="investor", path="/api/investors", summary="Investor profile with portfolio and rounds led",
+        model=responses.InvestorProfile, key_names=("id", "slug"), builder="investor_profiles",
+    ),
+    ListRoute(
+        name="industries", path="/api/industries", summary="Industry-level aggregates",
+        rows_sql="industries", model=responses.IndustryListItem, key="slug",
+        filters=(),
+        sorts=(SortField("companies", "company_count"), SortField("valuation", "total_valuation_usd"), NAME),
+        default_sort="-companies", per_page=50,
+    ),
+    DetailRoute(
+        name="industry", path="/api/industries", summary="One industry: aggregates, companies, funding by year",
+        model=responses.IndustryDetail, key_names=("slug",), builder="industry_details",
     ),
 )
 
@@ -197,6 +320,4 @@ def reserved_words() -> frozenset[str]:
     words = {SORT_PARAM, PAGE_PARAM, "all", "index", "errors"}
     for route in LIST_ROUTES:
         words.update(f.name for f in route.filters)
-        if route.text:
-            words.add(route.text.param)
     return frozenset(words)

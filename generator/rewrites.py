@@ -4,8 +4,9 @@ One list of ``Rule`` objects feeds ``netlify.toml``, the nginx config of an offl
 ``serve`` router. The semantics are Netlify's (checked against its own matcher in the tests):
 
 - rules are tried in order and the first match wins, in one pass;
-- a rule with query conditions matches when every named parameter is present (even empty); other parameters
-  and their order do not matter; a repeated parameter counts with its last value;
+- a rule with query conditions matches when every named parameter is present (even empty: ``sector=``, but
+  not a bare ``sector`` without ``=``; names are compared as sent, undecoded); other parameters and their
+  order do not matter; a repeated parameter counts with its last value;
 - a rule without query conditions matches whatever the query string;
 - placeholder values are percent-decoded, then form-encoded into the target;
 - a file that exists at the request path is served as is, before any rule (no rule here uses ``force``).
@@ -19,7 +20,7 @@ from __future__ import annotations
 import itertools
 import re
 from dataclasses import dataclass
-from urllib.parse import parse_qsl, quote_plus
+from urllib.parse import quote_plus, unquote_plus
 
 from generator.registry import DETAIL_ROUTES, LIST_ROUTES, PAGE_PARAM, SORT_PARAM, ListRoute
 
@@ -58,22 +59,31 @@ def _subsets_most_specific_first(names: list[str]) -> list[tuple[str, ...]]:
 
 
 def list_route_rules(route: ListRoute) -> list[Rule]:
+    """Rules of one listing, most specific first: combination errors, exclusive filters, then the rest."""
     rules: list[Rule] = []
-    default_sort = route.default_sort
-    filter_names = [f.name for f in route.filters]
-    if route.text is not None:
-        text = route.text.param
-        # A text query cannot combine with a filter: answer that clearly instead of ignoring the filter.
-        rules += [Rule(route.path, route.combined_text_error, 404, (text, name)) for name in filter_names]
-        for subset in _subsets_most_specific_first([SORT_PARAM, PAGE_PARAM]):
-            sort = f":{SORT_PARAM}" if SORT_PARAM in subset else default_sort
-            page = f":{PAGE_PARAM}" if PAGE_PARAM in subset else 1
-            rules.append(Rule(route.path, route.file_path({text: f":{text}"}, sort, page), 200, (text, *subset)))
-    for subset in _subsets_most_specific_first([*filter_names, SORT_PARAM, PAGE_PARAM]):
+    pagination = [SORT_PARAM, PAGE_PARAM]
+    regular, *exclusive_groups = route.groups
+    regular_names = [f.name for f in regular]
+    defaults = dict(route.default_filters)
+
+    def target(subset: tuple[str, ...], filter_names: list[str]) -> str:
         filters = {name: f":{name}" for name in subset if name in filter_names}
-        sort = f":{SORT_PARAM}" if SORT_PARAM in subset else default_sort
+        if not filters:
+            filters = dict(defaults)
+        sort = f":{SORT_PARAM}" if SORT_PARAM in subset else route.default_sort
         page = f":{PAGE_PARAM}" if PAGE_PARAM in subset else 1
-        rules.append(Rule(route.path, route.file_path(filters, sort, page), 200, subset))
+        return route.file_path(filters, sort, page)
+
+    for (exclusive,) in exclusive_groups:
+        # An exclusive filter with another one: answer that clearly instead of ignoring a filter.
+        others = [f.name for f in route.filters if f is not exclusive]
+        rules += [Rule(route.path, route.combination_error(exclusive), 404, (exclusive.name, o)) for o in others]
+    for (exclusive,) in exclusive_groups:
+        for subset in _subsets_most_specific_first(pagination):
+            query = (exclusive.name, *subset)
+            rules.append(Rule(route.path, target(query, [exclusive.name]), 200, query))
+    for subset in _subsets_most_specific_first([*regular_names, *pagination]):
+        rules.append(Rule(route.path, target(subset, regular_names), 200, subset))
     return rules
 
 
@@ -98,12 +108,12 @@ def _path_pattern(path: str) -> re.Pattern[str]:
     parts = []
     for segment in path.strip("/").split("/"):
         if segment == "*":
-            parts.append("(?P<splat>.*)")
+            parts.append("(?:/(?P<splat>.*))?")  # as Netlify: /api/* also matches /api itself
         elif segment.startswith(":"):
-            parts.append(f"(?P<{segment[1:]}>[^/]+)")
+            parts.append(f"/(?P<{segment[1:]}>[^/]+)")
         else:
-            parts.append(re.escape(segment))
-    return re.compile("^/" + "/".join(parts) + "/?$")
+            parts.append("/" + re.escape(segment))
+    return re.compile("^" + "".join(parts) + "/?$")
 
 
 def _substitute(template: str, bindings: dict[str, str]) -> str:
@@ -118,8 +128,10 @@ class Router:
 
     def match(self, path: str, query: str) -> Match | None:
         params: dict[str, str] = {}
-        for name, value in parse_qsl(query, keep_blank_values=True):
-            params[name] = value  # the last repeated key wins
+        for part in query.split("&"):
+            name, equals, value = part.partition("=")
+            if equals:  # as Netlify: a name without "=" is absent, and names are compared undecoded
+                params[name] = unquote_plus(value)  # the last repeated key wins
         for rule, pattern in self._rules:
             found = pattern.match(path)
             if not found or any(name not in params for name in rule.query):
@@ -127,8 +139,8 @@ class Router:
             bindings = {k: v for k, v in found.groupdict().items() if k != "splat"}
             bindings.update({name: quote_plus(params[name]) for name in rule.query})
             target = _substitute(rule.to, bindings)
-            if found.groupdict().get("splat") is not None:
-                target = target.replace(":splat", found.group("splat"))
+            if "splat" in pattern.groupindex:
+                target = target.replace(":splat", found.group("splat") or "")
             return Match(rule, target)
         return None
 

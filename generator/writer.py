@@ -14,6 +14,7 @@ import ctypes
 import errno
 import os
 import shutil
+import stat
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -53,6 +54,18 @@ def _exchange(a: Path, b: Path) -> bool:
     raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()), str(a))
 
 
+def _same_file_content(path: str, data: bytes) -> bool:
+    """Whether a regular file (not a link to elsewhere) holds exactly ``data``."""
+    try:
+        status = os.lstat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return False
+    if not stat.S_ISREG(status.st_mode) or status.st_size != len(data):
+        return False
+    with open(path, "rb") as handle:
+        return handle.read() == data
+
+
 class OutputWriter:
     """Collects the files of one build; ``commit`` makes them the output, ``abort`` drops them."""
 
@@ -65,7 +78,9 @@ class OutputWriter:
         self.previous = self.out if self.out.is_dir() else None
         self.stats = WriteStats()
         self._seen: set[str] = set()
-        self._dirs: set[Path] = set()
+        self._dirs: set[str] = set()
+        self._staging = str(self.staging)
+        self._previous = str(self.previous) if self.previous is not None else None
         for leftover in (self.staging, self.retired):
             if leftover.exists():
                 shutil.rmtree(leftover)
@@ -81,34 +96,25 @@ class OutputWriter:
         return relative
 
     def write(self, path: str, data: bytes) -> None:
-        relative = self.relative(path)
-        key = relative.as_posix()
+        key = self.relative(path).as_posix()
         if key in self._seen:
             raise OutputError(f"two writes to the same file: {key}")
         self._seen.add(key)
-        target = self.staging.joinpath(*relative.parts)
-        parent = target.parent
+        target = os.path.join(self._staging, key)
+        parent = os.path.dirname(target)
         if parent not in self._dirs:
-            parent.mkdir(parents=True, exist_ok=True)
+            os.makedirs(parent, exist_ok=True)
             self._dirs.add(parent)
         self.stats.files += 1
         self.stats.bytes += len(data)
-        if self.previous is not None and self._same_as_previous(relative, data):
-            os.link(self.previous.joinpath(*relative.parts), target)
-            return
+        if self._previous is not None:
+            old = os.path.join(self._previous, key)
+            if _same_file_content(old, data):
+                os.link(old, target)
+                return
         self.stats.written += 1
         with open(target, "wb") as handle:
             handle.write(data)
-
-    def _same_as_previous(self, relative: PurePosixPath, data: bytes) -> bool:
-        assert self.previous is not None
-        old = self.previous.joinpath(*relative.parts)
-        try:
-            if old.is_symlink() or old.stat().st_size != len(data):
-                return False
-            return old.read_bytes() == data
-        except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
-            return False
 
     def commit(self) -> None:
         """Make the staged files the output, atomically where the system allows."""

@@ -56,9 +56,10 @@ def company_matches(c: dict[str, str], filters: dict[str, str]) -> bool:
         return False
     if "country" in filters and c["country"] != filters["country"]:
         return False
-    if "minValuation" in filters:
-        if c["valuation_usd"] == "" or int(c["valuation_usd"]) < int(filters["minValuation"]):
-            return False
+    if "minValuation" in filters and (
+        c["valuation_usd"] == "" or int(c["valuation_usd"]) < int(filters["minValuation"])
+    ):
+        return False
     if "q" in filters:
         q = filters["q"]
         if not any(w.startswith(q) for w in words(f"{c['name']} {c['ticker']}")):

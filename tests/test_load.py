@@ -81,7 +81,7 @@ def test_header_must_match_schema(data: Path) -> None:
 
 def test_not_utf8_is_located(data: Path) -> None:
     path = data / "countries.csv"
-    path.write_bytes(path.read_bytes().replace("Argentina".encode(), b"Argentin\xe9"))
+    path.write_bytes(path.read_bytes().replace(b"Argentina", b"Argentin\xe9"))
     assert any(i.startswith("countries.csv:3: not valid UTF-8") for i in issues_of(data))
 
 

@@ -1,0 +1,19 @@
+-- One row per funding round, with its lead investors.
+SELECT
+    r.id,
+    {'id': c.id, 'slug': c.slug, 'name': c.name, 'sector': c.sector, 'country': c.country,
+     'url': '/api/companies/' || c.slug} AS company,
+    r.stage,
+    r.announced_date,
+    year(r.announced_date) AS year,
+    r.amount_usd,
+    r.post_money_valuation_usd,
+    r.basis,
+    coalesce(list({'id': i.id, 'slug': i.slug, 'name': i.name, 'url': '/api/investors/' || i.slug}
+                  ORDER BY i.name, i.id) FILTER (WHERE ri.is_lead), []) AS lead_investors,
+    count(ri.investor_id)::INTEGER AS investors_count
+FROM funding_rounds AS r
+JOIN companies AS c ON c.id = r.company_id
+LEFT JOIN round_investors AS ri ON ri.round_id = r.id
+LEFT JOIN investors AS i ON i.id = ri.investor_id
+GROUP BY ALL
