@@ -179,14 +179,19 @@ def render(con: duckdb.DuckDBPyConnection, route: ListRoute, info: DatasetInfo) 
         for column in route.facets
     }
     empty: tuple = tuple([] for _ in route.sort_values)
-    regular = route.groups[0]
+    domains: dict[str, list[str | None]] = {}
+    done: set[frozenset[tuple[str, str]]] = set()
     for group in route.groups:
-        domains = [[ALL, *domain_values(con, f)] for f in group]
+        for f in group:
+            if f.name not in domains:
+                domains[f.name] = [ALL, *domain_values(con, f)]
         orders = combination_orders(con, route, group)
-        for combination in itertools.product(*domains):
-            if group is not regular and combination == (ALL,):
-                continue  # an exclusive filter left out is the regular group's empty combination
+        for combination in itertools.product(*(domains[f.name] for f in group)):
             applied = [(f, v) for f, v in zip(group, combination, strict=True) if v is not ALL]
+            key = frozenset((f.name, v) for f, v in applied)
+            if key in done:
+                continue  # a combination two groups share (e.g. no filter at all) is written once
+            done.add(key)
             active = {f.name: v for f, v in applied}
             typed = {f.name: _typed(f, v) for f, v in applied}
             lists = orders.get(combination, empty)

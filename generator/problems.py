@@ -25,10 +25,11 @@ def problem_files() -> Iterator[tuple[str, bytes]]:
     yield NOT_FOUND_FILE, NOT_FOUND
     yield SITE_404_FILE, NOT_FOUND
     for route in LIST_ROUTES:
-        for (exclusive,) in route.groups[1:]:
-            others = ", ".join(f"`{f.name}`" for f in route.filters if f is not exclusive)
-            yield route.combination_error(exclusive), problem(
-                f"{route.name}-{exclusive.name}-with-filter", "Unsupported parameter combination", 404,
-                f"{route.path}: `{exclusive.name}` combines with `sort` and `page` only, not with {others}. "
-                f"Drop `{exclusive.name}` to filter, or drop the other filters.",
-            )
+        if not route.incompatible_pairs():
+            continue
+        allowed = "; ".join(", ".join(f"`{f.name}`" for f in group) for group in route.groups)
+        yield route.combination_error, problem(
+            f"{route.name}-filter-combination", "Unsupported parameter combination", 404,
+            f"{route.path}: these filters can be used together (each set with `sort` and `page`): {allowed}. "
+            "This request names filters from different sets; drop one of them.",
+        )

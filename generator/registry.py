@@ -98,6 +98,9 @@ class ListRoute:
     """Columns whose value counts over the whole result set go into ``meta.facets``."""
     default_filters: tuple[tuple[str, str], ...] = ()
     """Applied when a query names none of the route's filters."""
+    combinable: tuple[tuple[str, ...], ...] | None = None
+    """Sets of filter names that may be used together; None: every non-exclusive filter together, each
+    exclusive filter alone. A request naming two filters that share no set gets a problem response."""
 
     @property
     def sort_values(self) -> tuple[str, ...]:
@@ -108,8 +111,9 @@ class ListRoute:
         segments = [f"{f.name}={filters[f.name]}" for f in self.filters if f.name in filters]
         return "/".join([self.path, *segments, f"{SORT_PARAM}={sort}", f"{PAGE_PARAM}={page}.json"])
 
-    def combination_error(self, exclusive: Filter) -> str:
-        return f"/api/errors/{self.name}-{exclusive.name}-with-filter.json"
+    @property
+    def combination_error(self) -> str:
+        return f"/api/errors/{self.name}-filter-combination.json"
 
     def sort_field(self, value: str) -> tuple[SortField, bool]:
         """The field and whether it is descending, for a sort value such as ``-valuation``."""
@@ -121,9 +125,18 @@ class ListRoute:
 
     @property
     def groups(self) -> list[tuple[Filter, ...]]:
-        """Sets of filters that may be combined: all regular filters together, each exclusive one alone."""
-        regular = tuple(f for f in self.filters if not f.exclusive)
-        return [regular, *((f,) for f in self.filters if f.exclusive)]
+        """Sets of filters that may be combined, each in declaration order."""
+        if self.combinable is None:
+            regular = tuple(f for f in self.filters if not f.exclusive)
+            return [regular, *((f,) for f in self.filters if f.exclusive)]
+        by_name = {f.name: f for f in self.filters}
+        return [tuple(by_name[n] for n in by_name if n in group) for group in self.combinable]
+
+    def incompatible_pairs(self) -> list[tuple[str, str]]:
+        """Pairs of filters that share no group."""
+        names = [f.name for f in self.filters]
+        together = {(a.name, b.name) for g in self.groups for a in g for b in g}
+        return [(a, b) for i, a in enumerate(names) for b in names[i + 1:] if (a, b) not in together]
 
 
 DetailBuilder = Callable[["duckdb.DuckDBPyConnection", "DatasetInfo"], Iterator[tuple[tuple[str, ...], BaseModel]]]
@@ -203,6 +216,7 @@ ROUTES: tuple[ListRoute | DetailRoute, ...] = (
             Filter("year", "year", "status_date", "Year of the status date.", "SELECT DISTINCT year FROM rows"),
             _category("exchange", "Exchange slug."),
         ),
+        combinable=(("status", "year"), ("status", "exchange")),
         sorts=(SortField("date", "status_date"), SortField("proceeds", "proceeds_usd")),
         default_sort="-date", per_page=25,
     ),
@@ -213,6 +227,7 @@ ROUTES: tuple[ListRoute | DetailRoute, ...] = (
         rows_sql="pre_ipos", model=responses.PreIpoListItem, key="id",
         filters=(COMPANY_TEXT, SECTOR, COUNTRY, MIN_VALUATION,
                  _category("stage", "Stage of the latest funding round.", "last_round_stage")),
+        combinable=(("q",), ("sector", "country", "minValuation"), ("stage", "sector")),
         sorts=(VALUATION, NAME), default_sort="-valuation", per_page=25,
     ),
     ListRoute(
@@ -230,14 +245,16 @@ ROUTES: tuple[ListRoute | DetailRoute, ...] = (
     ListRoute(
         name="calendar", path="/api/calendar", summary="IPO calendar events and expected listings",
         description="Filings, expected listings, pricings, listings, quiet-period ends, lock-up expiries, "
-        "withdrawals and postponements. Without a filter: upcoming events (on or after the dataset's as-of "
-        "date), soonest first; any filter searches the whole calendar.",
+        "withdrawals and postponements, from 24 months before the dataset's as-of date onwards. Without a "
+        "filter: upcoming events (on or after the as-of date), soonest first; `month` and `when` each combine "
+        "with `type`.",
         rows_sql="calendar", model=responses.CalendarEvent, key="id",
         filters=(
             _category("month", "Month of the event, YYYY-MM."),
             _category("type", "Event type.", domain=_values(responses.CalendarEventType)),
             _category("when", "upcoming (on or after as_of) or past.", '"when"', domain=("past", "upcoming")),
         ),
+        combinable=(("month", "type"), ("type", "when")),
         sorts=(SortField("date", "date"),), default_sort="date", per_page=50,
         default_filters=(("when", "upcoming"),),
     ),

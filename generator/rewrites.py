@@ -54,36 +54,24 @@ def register_alias(path: str, to: str) -> None:
         STATIC_ALIASES.append(StaticAlias(path, to))
 
 
-def _subsets_most_specific_first(names: list[str]) -> list[tuple[str, ...]]:
-    return [c for size in range(len(names), -1, -1) for c in itertools.combinations(names, size)]
-
-
 def list_route_rules(route: ListRoute) -> list[Rule]:
-    """Rules of one listing, most specific first: combination errors, exclusive filters, then the rest."""
-    rules: list[Rule] = []
-    pagination = [SORT_PARAM, PAGE_PARAM]
-    regular, *exclusive_groups = route.groups
-    regular_names = [f.name for f in regular]
+    """Rules of one listing: filter pairs that cannot combine first, then every allowed set, largest first."""
+    pagination = (SORT_PARAM, PAGE_PARAM)
+    filter_names = {f.name for f in route.filters}
     defaults = dict(route.default_filters)
-
-    def target(subset: tuple[str, ...], filter_names: list[str]) -> str:
-        filters = {name: f":{name}" for name in subset if name in filter_names}
-        if not filters:
-            filters = dict(defaults)
+    # A request naming filters that cannot combine gets a clear answer instead of a silently ignored filter.
+    rules = [Rule(route.path, route.combination_error, 404, pair) for pair in route.incompatible_pairs()]
+    order = [f.name for f in route.filters] + list(pagination)
+    subsets: set[tuple[str, ...]] = set()
+    for group in route.groups:
+        names = [f.name for f in group] + list(pagination)
+        for size in range(len(names) + 1):
+            subsets.update(tuple(sorted(c, key=order.index)) for c in itertools.combinations(names, size))
+    for subset in sorted(subsets, key=lambda c: (-len(c), [order.index(n) for n in c])):
+        filters = {name: f":{name}" for name in subset if name in filter_names} or dict(defaults)
         sort = f":{SORT_PARAM}" if SORT_PARAM in subset else route.default_sort
         page = f":{PAGE_PARAM}" if PAGE_PARAM in subset else 1
-        return route.file_path(filters, sort, page)
-
-    for (exclusive,) in exclusive_groups:
-        # An exclusive filter with another one: answer that clearly instead of ignoring a filter.
-        others = [f.name for f in route.filters if f is not exclusive]
-        rules += [Rule(route.path, route.combination_error(exclusive), 404, (exclusive.name, o)) for o in others]
-    for (exclusive,) in exclusive_groups:
-        for subset in _subsets_most_specific_first(pagination):
-            query = (exclusive.name, *subset)
-            rules.append(Rule(route.path, target(query, [exclusive.name]), 200, query))
-    for subset in _subsets_most_specific_first([*regular_names, *pagination]):
-        rules.append(Rule(route.path, target(subset, regular_names), 200, subset))
+        rules.append(Rule(route.path, route.file_path(filters, sort, page), 200, subset))
     return rules
 
 

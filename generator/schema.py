@@ -26,7 +26,7 @@ MAX_USD = 10**15
 UsdAmount = Annotated[int, Field(ge=0, le=MAX_USD, description="whole US dollars")]
 SignedUsd = Annotated[int, Field(ge=-MAX_USD, le=MAX_USD, description="whole US dollars; negative for a loss")]
 UsdCents = Annotated[int, Field(ge=0, description="US cents per share")]
-Year = Annotated[int, Field(ge=1800, le=2100)]
+Year = Annotated[int, Field(ge=1000, le=2100)]
 Text = Annotated[str, Field(min_length=1, max_length=2000)]
 Domain = Annotated[str, Field(pattern=r"^[a-z0-9-]+(\.[a-z0-9-]+)+$", description="bare domain, no scheme")]
 

@@ -92,7 +92,7 @@ def test_query_string_and_path_forms_agree(served: tuple[Served, Path]) -> None:
     site, data = served
     sector = oracle.read(data, "companies")[0]["sector"]
     query = site.get(f"/api/companies?page=1&sector={sector}&sort=name&utm_source=x")
-    path = site.get(f"/api/companies/sector/{sector}/sort/name/page/1.json")
+    path = site.get(f"/api/companies/sector={sector}/sort=name/page=1.json")
     assert query.status == path.status == 200 and query.body == path.body
 
 
@@ -140,7 +140,7 @@ def test_text_query_with_a_filter_is_a_clear_problem(tiny_site: Served) -> None:
         assert response.status == 404
         problem = response.json()
         assert problem["title"] == "Unsupported parameter combination"
-        assert "combines with `sort` and `page` only" in problem["detail"]
+        assert "`sector`, `country`, `minValuation`; `q`" in problem["detail"]
 
 
 def test_profile_by_id_and_by_slug_are_identical(served: tuple[Served, Path]) -> None:

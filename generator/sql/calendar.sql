@@ -1,5 +1,6 @@
 -- IPO calendar: one row per event derived from the IPO records. Quiet-period end (25 days) and lock-up expiry
--- (180 days) follow US convention from the listing date and are marked estimated. $as_of splits upcoming/past.
+-- (180 days) follow US convention from the listing date and are marked estimated. $as_of splits upcoming/past;
+-- events older than 24 months before it are left to /api/ipos.
 WITH events AS (
     SELECT id AS ipo_id, 'filing' AS type, filed_date AS date, false AS estimated,
            'Registration statement filed' AS description FROM ipos WHERE filed_date IS NOT NULL
@@ -40,3 +41,4 @@ SELECT
 FROM events AS e
 JOIN ipos AS i ON i.id = e.ipo_id
 JOIN companies AS c ON c.id = i.company_id
+WHERE e.date >= ($as_of::DATE - INTERVAL 24 MONTH)

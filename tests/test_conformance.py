@@ -1,0 +1,601 @@
+"""Conformance: Netlify's own matcher, ``serve`` and the nginx mirror land on the same file with the same status.
+
+The table of URLs is generated from the route registry, so it grows with it: for every listing, its query
+forms (each filter alone with a real value of the build, pairs, all, sorts, pages, extra, reordered, repeated,
+bare and empty parameters, unknown values, exclusive filters alone and combined); for every detail route, each
+key form and an unknown key; then the catch-alls. Each URL carries the file and status the API contract
+(BRIEF section 3) says it must give; three implementations are held to it:
+
+- Netlify: ``tests/netlify/resolve.mjs`` (``@netlify/redirect-parser`` + ``netlify-redirector``, run once);
+- ``serve``: over HTTP (status and body bytes) and through ``Site.resolve`` (the exact file);
+- nginx: the generated config, run on a free loopback port (status, body bytes and API headers).
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import itertools
+import json
+import re
+import shutil
+import socket
+import subprocess
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+
+from generator import configs
+from generator.registry import DETAIL_ROUTES, LIST_ROUTES, PAGE_PARAM, SORT_PARAM, DetailRoute, Filter, ListRoute
+from generator.rewrites import (
+    CONTENT_TYPES,
+    HEADERS,
+    NOT_FOUND_FILE,
+    SITE_404_FILE,
+    STATIC_ALIASES,
+    headers_for,
+    rules,
+)
+from generator.serve import Site
+
+from .conftest import ROOT, Served
+
+RESOLVE = ROOT / "tests" / "netlify" / "resolve.mjs"
+UNKNOWN_PARAM = "utm_source"
+UNKNOWN_VALUE = "no-such-value-0"
+SLUG = re.compile(r"^[a-z0-9][a-z0-9-]*$")
+
+# What a URL is meant to give; the table checks the build agrees before any host is asked.
+OK = "ok"  # the canonical file, 200
+PROBLEM = "problem"  # a problem document served with 404 by a rule
+MISSING = "missing"  # no such file: the site's 404 page
+
+
+@dataclass(frozen=True)
+class Case:
+    url: str
+    file: str
+    status: int
+    note: str
+    problem: str | None = None
+    """Set when the build does not match the intent of the case (reported by ``test_table_is_sound``)."""
+
+
+@dataclass
+class Build:
+    """Facts read back from a built folder: filter values, page counts, detail keys."""
+
+    root: Path
+    _totals: dict[str, int] = field(default_factory=dict)
+
+    def exists(self, url_path: str) -> bool:
+        return (self.root / url_path.lstrip("/")).is_file()
+
+    def meta(self, url_path: str) -> dict:
+        return json.loads((self.root / url_path.lstrip("/")).read_bytes())["meta"]
+
+    def values(self, route: ListRoute, flt: Filter) -> list[str]:
+        """Values of ``flt`` with a published page 1, most results first (ties by value)."""
+        folder = self.root / route.path.lstrip("/")
+        prefix = f"{flt.name}="
+        found = []
+        for entry in sorted(folder.iterdir()) if folder.is_dir() else []:
+            if entry.is_dir() and entry.name.startswith(prefix):
+                value = entry.name[len(prefix):]
+                page = route.file_path({flt.name: value}, route.default_sort, 1)
+                if self.exists(page):
+                    found.append((-self.meta(page).get("total", 0), value))
+        return [value for _, value in sorted(found)]
+
+    def value(self, route: ListRoute, flt: Filter) -> str | None:
+        values = self.values(route, flt)
+        return values[0] if values else None
+
+    def pages(self, route: ListRoute, filters: dict[str, str], sort: str) -> int:
+        first = route.file_path(filters, sort, 1)
+        return int(self.meta(first)["pages"]) if self.exists(first) else 0
+
+    def detail_keys(self, route: DetailRoute) -> dict[str, str]:
+        """One resource of the route: its value of every key name."""
+        folder = self.root / route.path.lstrip("/")
+        for entry in sorted(folder.glob("*.json")):
+            data = json.loads(entry.read_bytes()).get("data")
+            if isinstance(data, dict) and all(name in data for name in route.key_names):
+                return {name: str(data[name]) for name in route.key_names}
+        return {}
+
+
+def expected_target(route: ListRoute, params: dict[str, str]) -> tuple[str, int]:
+    """The contract of a listing URL, read from the registry (not from the rules): file and rule status."""
+    present = [f for f in route.filters if f.name in params]
+    for exclusive in (f for f in route.filters if f.exclusive):
+        if exclusive.name in params and any(f is not exclusive for f in present):
+            return route.combination_error(exclusive), 404
+    sort = params.get(SORT_PARAM, route.default_sort)
+    page = params.get(PAGE_PARAM, "1")
+    for exclusive in (f for f in route.filters if f.exclusive):
+        if exclusive.name in params:
+            return route.file_path({exclusive.name: params[exclusive.name]}, sort, page), 200
+    filters = {f.name: params[f.name] for f in present} or dict(route.default_filters)
+    return route.file_path(filters, sort, page), 200
+
+
+Params = list[tuple[str, str | None]]
+"""Query parameters in URL order; ``None`` writes the bare name without ``=``."""
+
+
+def query_string(params: Params) -> str:
+    return "&".join(name if value is None else f"{name}={value}" for name, value in params)
+
+
+class Table:
+    """Builds the cases of one spec against a build."""
+
+    def __init__(self, build: Build) -> None:
+        self.build = build
+        self.cases: list[Case] = []
+
+    def _add(self, url: str, file: str, status: int, note: str, intent: str, target: str, exists: bool) -> None:
+        problem = None
+        if intent == OK and not (exists and status == 200):
+            problem = f"expected the build to have {target} (200)"
+        elif intent == PROBLEM and not (exists and status == 404):
+            problem = f"expected the problem file {target} (404)"
+        elif intent == MISSING and exists:
+            problem = f"expected no file at {target}"
+        self.cases.append(Case(url, file, status, note, problem))
+
+    def listing(self, route: ListRoute, params: Params, intent: str, note: str, path: str | None = None) -> None:
+        effective = {name: value for name, value in params if value is not None}  # the last repeated key wins
+        target, status = expected_target(route, effective)
+        exists = self.build.exists(target)
+        query = query_string(params)
+        url = (path or route.path) + (f"?{query}" if query else "")
+        self._add(url, target if exists else SITE_404_FILE, status if exists else 404, note, intent, target, exists)
+
+    def direct(self, url: str, target: str, status: int, intent: str, note: str) -> None:
+        """A URL whose answer is ``target`` with ``status`` when that file exists, else the site's 404 page."""
+        exists = self.build.exists(target)
+        self._add(url, target if exists else SITE_404_FILE, status if exists else 404, note, intent, target, exists)
+
+
+# The specs: one per (route, kind of URL), known at collection time; the URLs come from the build. -------------
+
+
+def _regular(route: ListRoute) -> list[Filter]:
+    return [f for f in route.filters if not f.exclusive]
+
+
+def _exclusive(route: ListRoute) -> list[Filter]:
+    return [f for f in route.filters if f.exclusive]
+
+
+def _chosen(t: Table, route: ListRoute, filters: list[Filter]) -> list[tuple[str, str]]:
+    out = []
+    for flt in filters:
+        value = t.build.value(route, flt)
+        if value is not None:
+            out.append((flt.name, value))
+    return out
+
+
+def spec_plain(t: Table, route: ListRoute) -> None:
+    t.listing(route, [], OK, "no query")
+    t.listing(route, [], OK, "trailing slash", path=route.path + "/")
+    t.listing(route, [(UNKNOWN_PARAM, "x")], OK, "unknown parameter only")
+    t.direct(route.file_path(dict(route.default_filters), route.default_sort, 1), route.file_path(
+        dict(route.default_filters), route.default_sort, 1), 200, OK, "path-style file URL")
+
+
+def spec_each_filter(t: Table, route: ListRoute) -> None:
+    for flt in route.filters:
+        for value in t.build.values(route, flt)[:2]:
+            t.listing(route, [(flt.name, value)], OK, f"{flt.name} alone")
+
+
+def spec_filter_pairs(t: Table, route: ListRoute) -> None:
+    chosen = _chosen(t, route, _regular(route))
+    for pair in itertools.combinations(chosen, 2):
+        t.listing(route, list(pair), OK, "pair of filters")
+        t.listing(route, list(reversed(pair)), OK, "pair of filters, reordered")
+
+
+def spec_all_filters(t: Table, route: ListRoute) -> None:
+    chosen = _chosen(t, route, _regular(route))
+    if not chosen:
+        return
+    sort = route.sort_values[-1]
+    t.listing(route, chosen, OK, "all filters")
+    t.listing(route, [*chosen, (SORT_PARAM, sort), (PAGE_PARAM, "1")], OK, "all filters, sort and page")
+    t.listing(route, [(PAGE_PARAM, "1"), (SORT_PARAM, sort), *reversed(chosen)], OK, "all of them, reordered")
+    t.listing(route, [*chosen, (UNKNOWN_PARAM, "x")], OK, "all filters and an unknown parameter")
+
+
+def spec_sorts(t: Table, route: ListRoute) -> None:
+    for sort in route.sort_values:
+        t.listing(route, [(SORT_PARAM, sort)], OK, "sort")
+        t.listing(route, [(PAGE_PARAM, "1"), (SORT_PARAM, sort)], OK, "sort and page 1, reordered")
+    chosen = _chosen(t, route, _regular(route))[:1]
+    for sort in route.sort_values:
+        t.listing(route, [*chosen, (SORT_PARAM, sort)], OK, "filter and sort")
+
+
+def spec_pages(t: Table, route: ListRoute) -> None:
+    defaults = dict(route.default_filters)
+    pages = t.build.pages(route, defaults, route.default_sort)
+    t.listing(route, [(PAGE_PARAM, "1")], OK, "page 1")
+    if pages >= 2:
+        t.listing(route, [(PAGE_PARAM, "2")], OK, "page 2")
+        t.listing(route, [(PAGE_PARAM, str(pages)), (SORT_PARAM, route.default_sort)], OK, "last page")
+    t.listing(route, [(PAGE_PARAM, str(pages + 1))], MISSING, "page beyond the last")
+    for name, value in _chosen(t, route, _regular(route)):
+        filtered = t.build.pages(route, {name: value}, route.default_sort)
+        if filtered >= 2:
+            t.listing(route, [(name, value), (PAGE_PARAM, "2")], OK, "filter and page 2")
+        t.listing(route, [(name, value), (PAGE_PARAM, str(filtered + 1))], MISSING, "filter, page beyond the last")
+
+
+def spec_odd_parameters(t: Table, route: ListRoute) -> None:
+    for flt in route.filters:
+        values = t.build.values(route, flt)
+        if not values:
+            continue
+        last, other = values[0], values[-1] if len(values) > 1 else UNKNOWN_VALUE
+        t.listing(route, [(flt.name, other), (flt.name, last)], OK, "repeated key: the last wins")
+        t.listing(route, [(flt.name, last), (flt.name, None)], OK, "repeated key, then bare: the bare one ignored")
+        t.listing(route, [(UNKNOWN_PARAM, "1"), (flt.name, last), ("x", "")], OK, "extra parameters around")
+        t.listing(route, [(flt.name, None)], OK, "bare name without '=': not present")
+    t.listing(route, [(SORT_PARAM, "nope"), (SORT_PARAM, route.sort_values[0])], OK, "repeated sort: the last wins")
+
+
+def spec_bad_values(t: Table, route: ListRoute) -> None:
+    for flt in route.filters:
+        t.listing(route, [(flt.name, "")], MISSING, "empty value")
+        t.listing(route, [(flt.name, UNKNOWN_VALUE)], MISSING, "unknown value")
+        value = t.build.value(route, flt)
+        if value is not None and value.upper() != value:
+            t.listing(route, [(flt.name, value.upper())], MISSING, "values are case-sensitive")
+    for name, value in ((SORT_PARAM, ""), (SORT_PARAM, "nope"), (PAGE_PARAM, ""), (PAGE_PARAM, "0"),
+                        (PAGE_PARAM, "x")):
+        t.listing(route, [(name, value)], MISSING, f"bad {name}")
+
+
+def spec_exclusive(t: Table, route: ListRoute) -> None:
+    regular = _chosen(t, route, _regular(route))
+    for flt in _exclusive(route):
+        values = t.build.values(route, flt)
+        if not values:
+            continue
+        value = values[0]
+        pages = t.build.pages(route, {flt.name: value}, route.default_sort)
+        for sort in route.sort_values:
+            t.listing(route, [(flt.name, value), (SORT_PARAM, sort), (PAGE_PARAM, "1")], OK, f"{flt.name}, sort, page")
+        if pages >= 2:
+            t.listing(route, [(PAGE_PARAM, "2"), (flt.name, value)], OK, f"{flt.name} and page 2")
+        t.listing(route, [(flt.name, value), (PAGE_PARAM, str(pages + 1))], MISSING, f"{flt.name}, beyond the last")
+        for other in route.filters:
+            if other is flt:
+                continue
+            other_value = t.build.value(route, other) or UNKNOWN_VALUE
+            t.listing(route, [(flt.name, value), (other.name, other_value)], PROBLEM, f"{flt.name} with a filter")
+            t.listing(route, [(other.name, other_value), (SORT_PARAM, route.default_sort), (flt.name, value)],
+                      PROBLEM, f"{flt.name} with a filter, reordered")
+            t.listing(route, [(flt.name, value), (other.name, "")], PROBLEM, f"{flt.name} with an empty filter")
+        if regular:
+            t.listing(route, [(flt.name, value), *regular], PROBLEM, f"{flt.name} with all filters")
+
+
+def spec_detail(t: Table, route: DetailRoute) -> None:
+    keys = t.build.detail_keys(route)
+    for name in route.key_names:
+        if name not in keys:
+            continue
+        key = keys[name]
+        target = route.file_path(key)
+        t.direct(f"{route.path}/{key}", target, 200, OK, f"by {name}")
+        t.direct(f"{route.path}/{key}/", target, 200, OK, f"by {name}, trailing slash")
+        t.direct(f"{route.path}/{key}?{UNKNOWN_PARAM}=x", target, 200, OK, f"by {name}, with a query")
+        t.direct(target, target, 200, OK, f"by {name}, the file itself")
+    t.direct(f"{route.path}/{UNKNOWN_VALUE}", route.file_path(UNKNOWN_VALUE), 200, MISSING, "unknown key")
+    t.direct(f"{route.path}/{UNKNOWN_VALUE}/x", NOT_FOUND_FILE, 404, PROBLEM, "below a key: the catch-all")
+
+
+def spec_site(t: Table) -> None:
+    t.direct("/api/unknown", NOT_FOUND_FILE, 404, PROBLEM, "unknown endpoint")
+    t.direct("/api/unknown/deeper?sector=x", NOT_FOUND_FILE, 404, PROBLEM, "unknown endpoint, deeper")
+    t.direct("/api", NOT_FOUND_FILE, 404, PROBLEM, "/api itself matches /api/*")
+    t.direct("/api/", NOT_FOUND_FILE, 404, PROBLEM, "/api/")
+    t.direct("/no-such-page", "/no-such-page", 200, MISSING, "outside /api, no rule: the site's 404 page")
+    t.direct(SITE_404_FILE, SITE_404_FILE, 200, OK, "the 404 page itself is a file")
+    t.direct(NOT_FOUND_FILE, NOT_FOUND_FILE, 200, OK, "a problem file itself is a file")
+    for alias in STATIC_ALIASES:
+        t.direct(alias.path, alias.to, 200, OK, "static alias")
+
+
+@dataclass(frozen=True)
+class Spec:
+    id: str
+    fill: Callable[[Table], None]
+
+
+def _specs() -> list[Spec]:
+    out = []
+    list_kinds = {
+        "plain": spec_plain, "each-filter": spec_each_filter, "filter-pairs": spec_filter_pairs,
+        "all-filters": spec_all_filters, "sorts": spec_sorts, "pages": spec_pages,
+        "odd-parameters": spec_odd_parameters, "bad-values": spec_bad_values, "exclusive": spec_exclusive,
+    }
+    for route in LIST_ROUTES:
+        for kind, fill in list_kinds.items():
+            if kind == "exclusive" and not _exclusive(route):
+                continue
+            if kind in ("filter-pairs", "all-filters") and len(_regular(route)) < 2:
+                continue
+            out.append(Spec(f"{route.name}:{kind}", functools.partial(fill, route=route)))
+    for detail in DETAIL_ROUTES:
+        out.append(Spec(f"{detail.name}:detail", functools.partial(spec_detail, route=detail)))
+    out.append(Spec("site", spec_site))
+    return out
+
+
+SPECS = _specs()
+SPEC_IDS = [spec.id for spec in SPECS]
+
+
+@pytest.fixture(scope="session")
+def conformance_build(tiny_build: Path) -> Path:
+    """The build the table runs on (the tiny fixture: small enough to serve three ways in seconds)."""
+    return tiny_build
+
+
+@pytest.fixture(scope="session")
+def table(conformance_build: Path) -> dict[str, list[Case]]:
+    build = Build(conformance_build)
+    out = {}
+    for spec in SPECS:
+        t = Table(build)
+        spec.fill(t)
+        out[spec.id] = t.cases
+    return out
+
+
+def all_cases(table: dict[str, list[Case]]) -> list[Case]:
+    return [case for cases in table.values() for case in cases]
+
+
+def checked(table: dict[str, list[Case]], spec: str) -> list[Case]:
+    """The cases of a spec the hosts are held to: those whose intent the build meets (the others fail
+    ``test_table_is_sound``, which names them; what a host gives for them is not specified)."""
+    return [case for case in table[spec] if case.problem is None]
+
+
+def _split(url: str) -> tuple[str, str]:
+    parts = urlsplit(url)
+    return parts.path, parts.query
+
+
+# Netlify ----------------------------------------------------------------------------------------------------------
+
+
+def _node() -> str:
+    node = shutil.which("node")
+    if node is None:
+        pytest.fail("node is not installed: Netlify's matcher runs on node (scripts/test sets it up)")
+    if not (ROOT / "node_modules" / "@netlify" / "redirect-parser").is_dir():
+        pytest.fail("node_modules is missing: run `npm ci` (scripts/test does)")
+    return node
+
+
+def run_resolve(toml: Path, publish: Path, requests: list[dict[str, str]]) -> list[dict]:
+    done = subprocess.run(
+        [_node(), str(RESOLVE), str(toml), str(publish)],
+        input="".join(json.dumps(r) + "\n" for r in requests), capture_output=True, text=True, cwd=ROOT, timeout=300,
+    )
+    assert done.returncode == 0, f"resolve.mjs failed:\n{done.stderr}"
+    answers = [json.loads(line) for line in done.stdout.splitlines()]
+    assert len(answers) == len(requests)
+    return answers
+
+
+@pytest.fixture(scope="session")
+def netlify(table: dict[str, list[Case]], conformance_build: Path, tmp_path_factory: pytest.TempPathFactory,
+            ) -> dict[str, dict]:
+    """Netlify's answer for every URL of the table, from one run of its parser and matcher."""
+    toml = tmp_path_factory.mktemp("netlify") / "netlify.toml"
+    toml.write_text(configs.netlify_toml(), encoding="utf-8")
+    urls = sorted({case.url for case in all_cases(table)})
+    requests = [dict(zip(("path", "query"), _split(url), strict=True)) for url in urls]
+    return dict(zip(urls, run_resolve(toml, conformance_build, requests), strict=True))
+
+
+# nginx ------------------------------------------------------------------------------------------------------------
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _start_nginx(nginx: str, conf: Path, prefix: Path, port: int) -> subprocess.Popen[bytes] | None:
+    log = (prefix / "stderr.log").open("wb")
+    process = subprocess.Popen([nginx, "-c", str(conf), "-p", str(prefix), "-e", "stderr"], stdout=log, stderr=log)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            return None
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                return process
+        except OSError:
+            time.sleep(0.05)
+    process.kill()
+    process.wait()
+    return None
+
+
+@pytest.fixture(scope="session")
+def nginx_site(conformance_build: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    nginx = shutil.which("nginx") or next((p for p in ("/usr/sbin/nginx", "/sbin/nginx") if Path(p).exists()), None)
+    if nginx is None:
+        pytest.skip("nginx is not installed (scripts/test installs it): the nginx mirror is not checked")
+    for _attempt in range(3):  # a free port may be taken between the probe and nginx's bind
+        prefix = tmp_path_factory.mktemp("nginx")
+        port = _free_port()
+        conf = prefix / "nginx.conf"
+        conf.write_text(configs.nginx_conf(conformance_build, port), encoding="utf-8")
+        process = _start_nginx(nginx, conf, prefix, port)
+        if process is not None:
+            break
+    else:
+        pytest.fail(f"nginx did not start:\n{(prefix / 'stderr.log').read_text(errors='replace')}")
+    try:
+        yield Served(conformance_build, f"http://127.0.0.1:{port}")
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+# The checks -------------------------------------------------------------------------------------------------------
+
+
+def _report(failures: list[str], cases: list[Case]) -> None:
+    assert not failures, f"{len(failures)} of {len(cases)} URLs differ:\n" + "\n".join(failures)
+
+
+def test_table_is_sound(table: dict[str, list[Case]]) -> None:
+    """Every URL gives what its kind promises on this build (a real value really has a file, and so on)."""
+    problems = [f"{case.url} ({case.note}): {case.problem}" for case in all_cases(table) if case.problem]
+    assert not problems, "\n".join(problems)
+    for spec_id, cases in table.items():
+        assert cases, f"{spec_id}: no URL on this build"
+
+
+def test_table_covers_every_route(table: dict[str, list[Case]]) -> None:
+    for route in LIST_ROUTES:
+        assert table[f"{route.name}:plain"], route.name
+    for route in DETAIL_ROUTES:
+        assert any(case.status == 200 for case in table[f"{route.name}:detail"]), f"{route.name}: no resource"
+
+
+@pytest.mark.parametrize("spec", SPEC_IDS)
+def test_netlify(spec: str, table: dict[str, list[Case]], netlify: dict[str, dict], conformance_build: Path) -> None:
+    cases = checked(table, spec)
+    failures = []
+    for case in cases:
+        answer = netlify[case.url]
+        if (answer["file"], answer["status"]) != (case.file, case.status):
+            failures.append(f"  {case.url} ({case.note}): expected {case.status} {case.file}, Netlify gives "
+                            f"{answer['status']} {answer['file']} (rule target {answer.get('to')})")
+        elif case.status == 200:
+            assert (conformance_build / case.file.lstrip("/")).is_file()
+    _report(failures, cases)
+
+
+def _expected_headers(case: Case) -> dict[str, str]:
+    """Content-Type by the file served, then the [[headers]] of the request path and of the file served."""
+    path = _split(case.url)[0]
+    out = {"Content-Type": CONTENT_TYPES.get(Path(case.file).suffix, "application/octet-stream")}
+    return {**out, **headers_for(path), **headers_for(case.file)}
+
+
+HEADER_NAMES = sorted({"Content-Type", *(name for rule in HEADERS for name, _ in rule.values)})
+
+
+@pytest.mark.parametrize("spec", SPEC_IDS)
+def test_serve(spec: str, table: dict[str, list[Case]], tiny_site: Served, conformance_build: Path) -> None:
+    assert tiny_site.root == conformance_build
+    site = Site(conformance_build)
+    cases = checked(table, spec)
+    failures = []
+    for case in cases:
+        status, file, _ = site.resolve(*_split(case.url))
+        served = "/" + file.relative_to(site.root).as_posix() if file else None
+        response = tiny_site.get(case.url)
+        body = (conformance_build / case.file.lstrip("/")).read_bytes()
+        if (status, served) != (case.status, case.file):
+            failures.append(f"  {case.url} ({case.note}): expected {case.status} {case.file}, Site.resolve gives "
+                            f"{status} {served}")
+        elif (response.status, response.body) != (case.status, body):
+            failures.append(f"  {case.url} ({case.note}): expected {case.status} {case.file}, HTTP gives "
+                            f"{response.status} with another body")
+    _report(failures, cases)
+
+
+@pytest.mark.parametrize("spec", SPEC_IDS)
+def test_nginx(spec: str, table: dict[str, list[Case]], nginx_site: Served, conformance_build: Path) -> None:
+    cases = checked(table, spec)
+    failures = []
+    for case in cases:
+        response = nginx_site.get(case.url)
+        body = (conformance_build / case.file.lstrip("/")).read_bytes()
+        if (response.status, response.body) != (case.status, body):
+            failures.append(f"  {case.url} ({case.note}): expected {case.status} {case.file}, nginx gives "
+                            f"{response.status} {response.body[:80]!r}")
+            continue
+        expected = _expected_headers(case)
+        got = {name: response.headers.get(name) for name in HEADER_NAMES}
+        want = {name: expected.get(name) for name in HEADER_NAMES}
+        if got != want:
+            failures.append(f"  {case.url} ({case.note}): headers {got} != {want}")
+    _report(failures, cases)
+
+
+def test_nginx_answers_options_like_serve(nginx_site: Served, tiny_site: Served) -> None:
+    import urllib.request
+
+    for base in (nginx_site.base, tiny_site.base):
+        request = urllib.request.Request(base + "/api/companies?sector=x", method="OPTIONS")
+        with urllib.request.urlopen(request, timeout=10) as response:
+            assert response.status == 204
+            assert response.headers["Access-Control-Allow-Origin"] == "*"
+            assert "GET" in response.headers["Access-Control-Allow-Methods"]
+
+
+# netlify.toml itself ----------------------------------------------------------------------------------------------
+
+
+def test_committed_netlify_toml_is_generated() -> None:
+    committed = (ROOT / "netlify.toml").read_text(encoding="utf-8")
+    assert committed == configs.netlify_toml(), "netlify.toml is out of date: run python -m generator netlify-toml"
+
+
+def test_netlify_parser_reads_committed_toml_without_errors(tmp_path: Path) -> None:
+    """resolve.mjs exits non-zero on any parse error, or when fewer redirects parse than the file declares."""
+    assert run_resolve(ROOT / "netlify.toml", tmp_path, []) == []
+
+
+def expected_rule_count() -> int:
+    """From the registry alone: per listing with r regular and e exclusive filters (k = r + e), e * (k - 1)
+    combination errors, 4 rules per exclusive filter (with/without sort x page) and 2^(r + 2) regular subsets;
+    then one per static alias, one per detail route, and the /api/* catch-all."""
+    total = 0
+    for route in LIST_ROUTES:
+        k = len(route.filters)
+        e = len(_exclusive(route))
+        r = k - e
+        total += e * (k - 1) + 4 * e + 2 ** (r + 2)
+    return total + len(STATIC_ALIASES) + len(DETAIL_ROUTES) + 1
+
+
+def test_rule_count_follows_the_registry_formula() -> None:
+    assert len(rules()) == expected_rule_count()
+    toml = configs.netlify_toml()
+    assert toml.count("[[redirects]]") == expected_rule_count()
+
+
+def test_rule_count_does_not_depend_on_the_data(tiny_build: Path) -> None:
+    """The rules take no dataset, and building one (which imports every module) adds none: the committed
+    netlify.toml, made without data, holds the same rules."""
+    assert not inspect.signature(rules).parameters
+    assert tiny_build.is_dir()
+    committed = (ROOT / "netlify.toml").read_text(encoding="utf-8")
+    assert committed.count("[[redirects]]") == len(rules()) == expected_rule_count()
