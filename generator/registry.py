@@ -35,8 +35,7 @@ if TYPE_CHECKING:
 FilterKind = Literal["category", "ladder", "year", "month", "text"]
 
 MINIMUM_VALUATION_LADDER_USD: tuple[int, ...] = (
-    100_000_000, 500_000_000, 1_000_000_000, 5_000_000_000,
-    10_000_000_000, 50_000_000_000, 100_000_000_000, 1_000_000_000_000,
+    100_000_000, 1_000_000_000, 10_000_000_000, 100_000_000_000, 1_000_000_000_000,
 )
 """Allowed values of ``minValuation``: whole-USD lower bounds (inclusive) on ``valuation_usd``."""
 
@@ -266,6 +265,7 @@ ROUTES: tuple[ListRoute | DetailRoute, ...] = (
             Filter("year", "year", "announced_date", "Year announced.", "SELECT DISTINCT year FROM rows"),
             _category("sector", "Sector slug of the company.", "company.sector"),
         ),
+        combinable=(("stage", "year"), ("stage", "sector"), ("year", "sector")),
         sorts=(SortField("date", "announced_date"), SortField("amount", "amount_usd")),
         default_sort="-date", per_page=50,
     ),

@@ -1,10 +1,11 @@
 """Conformance: Netlify's own matcher, ``serve`` and the nginx mirror land on the same file with the same status.
 
 The table of URLs is generated from the route registry, so it grows with it: for every listing, its query
-forms (each filter alone with a real value of the build, pairs, all, sorts, pages, extra, reordered, repeated,
-bare and empty parameters, unknown values, exclusive filters alone and combined); for every detail route, each
-key form and an unknown key; then the catch-alls. Each URL carries the file and status the API contract
-(BRIEF section 3) says it must give; three implementations are held to it:
+forms (each filter alone with a real value of the build, the pairs and the whole of each group of filters that
+combine, filters that do not combine, sorts, pages, extra, reordered, repeated, bare and empty parameters,
+unknown values); for every detail route, each key form and an unknown key; then the catch-alls. Each URL
+carries the file and status the API contract (BRIEF section 3) says it must give; three implementations are
+held to it:
 
 - Netlify: ``tests/netlify/resolve.mjs`` (``@netlify/redirect-parser`` + ``netlify-redirector``, run once);
 - ``serve``: over HTTP (status and body bytes) and through ``Site.resolve`` (the exact file);
@@ -17,11 +18,13 @@ import functools
 import inspect
 import itertools
 import json
+import os
 import re
 import shutil
 import socket
 import subprocess
 import time
+import urllib.request
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -70,7 +73,7 @@ class Build:
     """Facts read back from a built folder: filter values, page counts, detail keys."""
 
     root: Path
-    _totals: dict[str, int] = field(default_factory=dict)
+    _values: dict[tuple[str, str], list[str]] = field(default_factory=dict)
 
     def exists(self, url_path: str) -> bool:
         return (self.root / url_path.lstrip("/")).is_file()
@@ -80,6 +83,11 @@ class Build:
 
     def values(self, route: ListRoute, flt: Filter) -> list[str]:
         """Values of ``flt`` with a published page 1, most results first (ties by value)."""
+        if (route.name, flt.name) not in self._values:
+            self._values[route.name, flt.name] = self._read_values(route, flt)
+        return self._values[route.name, flt.name]
+
+    def _read_values(self, route: ListRoute, flt: Filter) -> list[str]:
         folder = self.root / route.path.lstrip("/")
         prefix = f"{flt.name}="
         found = []
@@ -110,17 +118,19 @@ class Build:
 
 
 def expected_target(route: ListRoute, params: dict[str, str]) -> tuple[str, int]:
-    """The contract of a listing URL, read from the registry (not from the rules): file and rule status."""
-    present = [f for f in route.filters if f.name in params]
-    for exclusive in (f for f in route.filters if f.exclusive):
-        if exclusive.name in params and any(f is not exclusive for f in present):
-            return route.combination_error(exclusive), 404
+    """The contract of a listing URL, read from the registry (not from the rules): file and rule status.
+
+    Filters that share no group of ``route.groups`` give the route's combination problem (404); filters that
+    all sit in one group give their file; the route's default filters apply when none is named."""
+    named = [f.name for f in route.filters if f.name in params]
+    groups = [{f.name for f in group} for group in route.groups]
+    if any(not any({a, b} <= g for g in groups) for a, b in itertools.combinations(named, 2)):
+        return route.combination_error, 404
+    if not any(set(named) <= g for g in groups):
+        raise ValueError(f"{route.name}: {named} are pairwise compatible but share no group: unspecified")
     sort = params.get(SORT_PARAM, route.default_sort)
     page = params.get(PAGE_PARAM, "1")
-    for exclusive in (f for f in route.filters if f.exclusive):
-        if exclusive.name in params:
-            return route.file_path({exclusive.name: params[exclusive.name]}, sort, page), 200
-    filters = {f.name: params[f.name] for f in present} or dict(route.default_filters)
+    filters = {name: params[name] for name in named} or dict(route.default_filters)
     return route.file_path(filters, sort, page), 200
 
 
@@ -166,15 +176,12 @@ class Table:
 # The specs: one per (route, kind of URL), known at collection time; the URLs come from the build. -------------
 
 
-def _regular(route: ListRoute) -> list[Filter]:
-    return [f for f in route.filters if not f.exclusive]
-
-
-def _exclusive(route: ListRoute) -> list[Filter]:
-    return [f for f in route.filters if f.exclusive]
+def _filters(route: ListRoute, names: tuple[str, ...] | list[str]) -> list[Filter]:
+    return [f for f in route.filters if f.name in names]
 
 
 def _chosen(t: Table, route: ListRoute, filters: list[Filter]) -> list[tuple[str, str]]:
+    """The value with most results of each filter that has one in the build, in the given order."""
     out = []
     for flt in filters:
         value = t.build.value(route, flt)
@@ -183,45 +190,63 @@ def _chosen(t: Table, route: ListRoute, filters: list[Filter]) -> list[tuple[str
     return out
 
 
+def _incompatible(route: ListRoute) -> list[tuple[Filter, Filter]]:
+    groups = [set(group) for group in route.groups]
+    return [(a, b) for a, b in itertools.combinations(route.filters, 2) if not any({a, b} <= g for g in groups)]
+
+
 def spec_plain(t: Table, route: ListRoute) -> None:
+    default = route.file_path(dict(route.default_filters), route.default_sort, 1)
     t.listing(route, [], OK, "no query")
     t.listing(route, [], OK, "trailing slash", path=route.path + "/")
     t.listing(route, [(UNKNOWN_PARAM, "x")], OK, "unknown parameter only")
-    t.direct(route.file_path(dict(route.default_filters), route.default_sort, 1), route.file_path(
-        dict(route.default_filters), route.default_sort, 1), 200, OK, "path-style file URL")
+    t.direct(default, default, 200, OK, "path-style file URL")
 
 
 def spec_each_filter(t: Table, route: ListRoute) -> None:
     for flt in route.filters:
-        for value in t.build.values(route, flt)[:2]:
+        values = t.build.values(route, flt)
+        for value in values[:2]:
             t.listing(route, [(flt.name, value)], OK, f"{flt.name} alone")
+        for sort in route.sort_values[:1] + route.sort_values[-1:] if values else ():
+            t.listing(route, [(flt.name, values[0]), (SORT_PARAM, sort), (PAGE_PARAM, "1")], OK,
+                      f"{flt.name}, sort and page")
 
 
-def spec_filter_pairs(t: Table, route: ListRoute) -> None:
-    chosen = _chosen(t, route, _regular(route))
-    for pair in itertools.combinations(chosen, 2):
-        t.listing(route, list(pair), OK, "pair of filters")
-        t.listing(route, list(reversed(pair)), OK, "pair of filters, reordered")
+def spec_groups(t: Table, route: ListRoute) -> None:
+    """Filters that combine: every pair of a group, then the whole group with sort and page, in both orders."""
+    for group in route.groups:
+        chosen = _chosen(t, route, list(group))
+        for pair in itertools.combinations(chosen, 2):
+            t.listing(route, list(pair), OK, "pair of filters")
+            t.listing(route, list(reversed(pair)), OK, "pair of filters, reordered")
+        if len(chosen) < 3:
+            continue
+        sort = route.sort_values[-1]
+        t.listing(route, chosen, OK, "a whole group")
+        t.listing(route, [*chosen, (SORT_PARAM, sort), (PAGE_PARAM, "1")], OK, "a whole group, sort and page")
+        t.listing(route, [(PAGE_PARAM, "1"), (SORT_PARAM, sort), *reversed(chosen)], OK, "all of it, reordered")
+        t.listing(route, [*chosen, (UNKNOWN_PARAM, "x")], OK, "a whole group and an unknown parameter")
 
 
-def spec_all_filters(t: Table, route: ListRoute) -> None:
-    chosen = _chosen(t, route, _regular(route))
-    if not chosen:
-        return
-    sort = route.sort_values[-1]
-    t.listing(route, chosen, OK, "all filters")
-    t.listing(route, [*chosen, (SORT_PARAM, sort), (PAGE_PARAM, "1")], OK, "all filters, sort and page")
-    t.listing(route, [(PAGE_PARAM, "1"), (SORT_PARAM, sort), *reversed(chosen)], OK, "all of them, reordered")
-    t.listing(route, [*chosen, (UNKNOWN_PARAM, "x")], OK, "all filters and an unknown parameter")
+def spec_incompatible(t: Table, route: ListRoute) -> None:
+    """Filters that do not combine get the route's problem document, whatever the order and values."""
+    for a, b in _incompatible(route):
+        va, vb = t.build.value(route, a) or UNKNOWN_VALUE, t.build.value(route, b) or UNKNOWN_VALUE
+        t.listing(route, [(a.name, va), (b.name, vb)], PROBLEM, f"{a.name} with {b.name}")
+        t.listing(route, [(b.name, vb), (SORT_PARAM, route.default_sort), (a.name, va)], PROBLEM,
+                  f"{b.name} with {a.name}, reordered, sorted")
+        t.listing(route, [(a.name, va), (b.name, "")], PROBLEM, f"{a.name} with an empty {b.name}")
+        t.listing(route, [(a.name, UNKNOWN_VALUE), (b.name, UNKNOWN_VALUE), (PAGE_PARAM, "2")], PROBLEM,
+                  "unknown values do not matter")
+    chosen = _chosen(t, route, list(route.filters))
+    t.listing(route, chosen, PROBLEM, "every filter of the route")
 
 
 def spec_sorts(t: Table, route: ListRoute) -> None:
     for sort in route.sort_values:
         t.listing(route, [(SORT_PARAM, sort)], OK, "sort")
         t.listing(route, [(PAGE_PARAM, "1"), (SORT_PARAM, sort)], OK, "sort and page 1, reordered")
-    chosen = _chosen(t, route, _regular(route))[:1]
-    for sort in route.sort_values:
-        t.listing(route, [*chosen, (SORT_PARAM, sort)], OK, "filter and sort")
 
 
 def spec_pages(t: Table, route: ListRoute) -> None:
@@ -232,11 +257,11 @@ def spec_pages(t: Table, route: ListRoute) -> None:
         t.listing(route, [(PAGE_PARAM, "2")], OK, "page 2")
         t.listing(route, [(PAGE_PARAM, str(pages)), (SORT_PARAM, route.default_sort)], OK, "last page")
     t.listing(route, [(PAGE_PARAM, str(pages + 1))], MISSING, "page beyond the last")
-    for name, value in _chosen(t, route, _regular(route)):
+    for name, value in _chosen(t, route, list(route.filters)):
         filtered = t.build.pages(route, {name: value}, route.default_sort)
         if filtered >= 2:
-            t.listing(route, [(name, value), (PAGE_PARAM, "2")], OK, "filter and page 2")
-        t.listing(route, [(name, value), (PAGE_PARAM, str(filtered + 1))], MISSING, "filter, page beyond the last")
+            t.listing(route, [(PAGE_PARAM, "2"), (name, value)], OK, f"{name} and page 2")
+        t.listing(route, [(name, value), (PAGE_PARAM, str(filtered + 1))], MISSING, f"{name}, beyond the last")
 
 
 def spec_odd_parameters(t: Table, route: ListRoute) -> None:
@@ -262,31 +287,6 @@ def spec_bad_values(t: Table, route: ListRoute) -> None:
     for name, value in ((SORT_PARAM, ""), (SORT_PARAM, "nope"), (PAGE_PARAM, ""), (PAGE_PARAM, "0"),
                         (PAGE_PARAM, "x")):
         t.listing(route, [(name, value)], MISSING, f"bad {name}")
-
-
-def spec_exclusive(t: Table, route: ListRoute) -> None:
-    regular = _chosen(t, route, _regular(route))
-    for flt in _exclusive(route):
-        values = t.build.values(route, flt)
-        if not values:
-            continue
-        value = values[0]
-        pages = t.build.pages(route, {flt.name: value}, route.default_sort)
-        for sort in route.sort_values:
-            t.listing(route, [(flt.name, value), (SORT_PARAM, sort), (PAGE_PARAM, "1")], OK, f"{flt.name}, sort, page")
-        if pages >= 2:
-            t.listing(route, [(PAGE_PARAM, "2"), (flt.name, value)], OK, f"{flt.name} and page 2")
-        t.listing(route, [(flt.name, value), (PAGE_PARAM, str(pages + 1))], MISSING, f"{flt.name}, beyond the last")
-        for other in route.filters:
-            if other is flt:
-                continue
-            other_value = t.build.value(route, other) or UNKNOWN_VALUE
-            t.listing(route, [(flt.name, value), (other.name, other_value)], PROBLEM, f"{flt.name} with a filter")
-            t.listing(route, [(other.name, other_value), (SORT_PARAM, route.default_sort), (flt.name, value)],
-                      PROBLEM, f"{flt.name} with a filter, reordered")
-            t.listing(route, [(flt.name, value), (other.name, "")], PROBLEM, f"{flt.name} with an empty filter")
-        if regular:
-            t.listing(route, [(flt.name, value), *regular], PROBLEM, f"{flt.name} with all filters")
 
 
 def spec_detail(t: Table, route: DetailRoute) -> None:
@@ -325,15 +325,17 @@ class Spec:
 def _specs() -> list[Spec]:
     out = []
     list_kinds = {
-        "plain": spec_plain, "each-filter": spec_each_filter, "filter-pairs": spec_filter_pairs,
-        "all-filters": spec_all_filters, "sorts": spec_sorts, "pages": spec_pages,
-        "odd-parameters": spec_odd_parameters, "bad-values": spec_bad_values, "exclusive": spec_exclusive,
+        "plain": spec_plain, "each-filter": spec_each_filter, "groups": spec_groups,
+        "incompatible": spec_incompatible, "sorts": spec_sorts, "pages": spec_pages,
+        "odd-parameters": spec_odd_parameters, "bad-values": spec_bad_values,
     }
     for route in LIST_ROUTES:
         for kind, fill in list_kinds.items():
-            if kind == "exclusive" and not _exclusive(route):
+            if kind == "incompatible" and not _incompatible(route):
                 continue
-            if kind in ("filter-pairs", "all-filters") and len(_regular(route)) < 2:
+            if kind == "groups" and all(len(group) < 2 for group in route.groups):
+                continue
+            if kind in ("each-filter", "odd-parameters") and not route.filters:
                 continue
             out.append(Spec(f"{route.name}:{kind}", functools.partial(fill, route=route)))
     for detail in DETAIL_ROUTES:
@@ -346,10 +348,20 @@ SPECS = _specs()
 SPEC_IDS = [spec.id for spec in SPECS]
 
 
+EMBEDDED_TABLE = os.environ.get("CONFORMANCE_DATASET") == "embedded"
+"""``CONFORMANCE_DATASET=embedded`` runs the table on the embedded dataset instead of the tiny fixture."""
+
+
 @pytest.fixture(scope="session")
-def conformance_build(tiny_build: Path) -> Path:
-    """The build the table runs on (the tiny fixture: small enough to serve three ways in seconds)."""
-    return tiny_build
+def conformance_build(request: pytest.FixtureRequest) -> Path:
+    """The build the table runs on (by default the tiny fixture: small enough to serve three ways in seconds)."""
+    return request.getfixturevalue("embedded_build" if EMBEDDED_TABLE else "tiny_build")
+
+
+@pytest.fixture(scope="session")
+def conformance_site(request: pytest.FixtureRequest) -> Served:
+    """``serve`` on ``conformance_build``."""
+    return request.getfixturevalue("site" if EMBEDDED_TABLE else "tiny_site")
 
 
 @pytest.fixture(scope="session")
@@ -471,10 +483,14 @@ def _report(failures: list[str], cases: list[Case]) -> None:
     assert not failures, f"{len(failures)} of {len(cases)} URLs differ:\n" + "\n".join(failures)
 
 
-def test_table_is_sound(table: dict[str, list[Case]]) -> None:
+def test_table_is_sound(table: dict[str, list[Case]], conformance_build: Path) -> None:
     """Every URL gives what its kind promises on this build (a real value really has a file, and so on)."""
     problems = [f"{case.url} ({case.note}): {case.problem}" for case in all_cases(table) if case.problem]
     assert not problems, "\n".join(problems)
+    build = Build(conformance_build)
+    odd = [f"{route.name}: {flt.name}={value}" for route in LIST_ROUTES for flt in route.filters
+           for value in build.values(route, flt) if not SLUG.match(value)]
+    assert not odd, "filter values must be lowercase slugs, to survive every host's encoding: " + ", ".join(odd)
     for spec_id, cases in table.items():
         assert cases, f"{spec_id}: no URL on this build"
 
@@ -511,15 +527,15 @@ HEADER_NAMES = sorted({"Content-Type", *(name for rule in HEADERS for name, _ in
 
 
 @pytest.mark.parametrize("spec", SPEC_IDS)
-def test_serve(spec: str, table: dict[str, list[Case]], tiny_site: Served, conformance_build: Path) -> None:
-    assert tiny_site.root == conformance_build
+def test_serve(spec: str, table: dict[str, list[Case]], conformance_site: Served, conformance_build: Path) -> None:
+    assert conformance_site.root == conformance_build
     site = Site(conformance_build)
     cases = checked(table, spec)
     failures = []
     for case in cases:
         status, file, _ = site.resolve(*_split(case.url))
         served = "/" + file.relative_to(site.root).as_posix() if file else None
-        response = tiny_site.get(case.url)
+        response = conformance_site.get(case.url)
         body = (conformance_build / case.file.lstrip("/")).read_bytes()
         if (status, served) != (case.status, case.file):
             failures.append(f"  {case.url} ({case.note}): expected {case.status} {case.file}, Site.resolve gives "
@@ -549,10 +565,8 @@ def test_nginx(spec: str, table: dict[str, list[Case]], nginx_site: Served, conf
     _report(failures, cases)
 
 
-def test_nginx_answers_options_like_serve(nginx_site: Served, tiny_site: Served) -> None:
-    import urllib.request
-
-    for base in (nginx_site.base, tiny_site.base):
+def test_nginx_answers_options_like_serve(nginx_site: Served, conformance_site: Served) -> None:
+    for base in (nginx_site.base, conformance_site.base):
         request = urllib.request.Request(base + "/api/companies?sector=x", method="OPTIONS")
         with urllib.request.urlopen(request, timeout=10) as response:
             assert response.status == 204
@@ -574,16 +588,27 @@ def test_netlify_parser_reads_committed_toml_without_errors(tmp_path: Path) -> N
 
 
 def expected_rule_count() -> int:
-    """From the registry alone: per listing with r regular and e exclusive filters (k = r + e), e * (k - 1)
-    combination errors, 4 rules per exclusive filter (with/without sort x page) and 2^(r + 2) regular subsets;
-    then one per static alias, one per detail route, and the /api/* catch-all."""
+    """From the registry alone. A listing has one rule per pair of filters that share no group, then one per
+    distinct subset of (a group + sort + page). With the default groups (r regular filters together, e
+    exclusive ones alone, k = r + e) that is e(k - 1) - e(e - 1)/2 + 4e + 2^(r + 2); e.g. k + 4 + 2^(k + 2)
+    for k filters and one exclusive text query. Then one rule per static alias, one per detail route, and the
+    /api/* catch-all."""
     total = 0
     for route in LIST_ROUTES:
-        k = len(route.filters)
-        e = len(_exclusive(route))
-        r = k - e
-        total += e * (k - 1) + 4 * e + 2 ** (r + 2)
+        if route.combinable is None:
+            e = sum(f.exclusive for f in route.filters)
+            k = len(route.filters)
+            total += e * (k - 1) - e * (e - 1) // 2 + 4 * e + 2 ** (k - e + 2)
+            continue
+        pagination = (SORT_PARAM, PAGE_PARAM)
+        subsets = {
+            frozenset(c) for group in route.groups
+            for names in [[f.name for f in group] + list(pagination)]
+            for size in range(len(names) + 1) for c in itertools.combinations(names, size)
+        }
+        total += len(_incompatible(route)) + len(subsets)
     return total + len(STATIC_ALIASES) + len(DETAIL_ROUTES) + 1
+
 
 
 def test_rule_count_follows_the_registry_formula() -> None:

@@ -1,0 +1,269 @@
+"""The landing page ``/index.html``: what the API is and how to call it, generated from the route registry.
+
+Everything route-specific comes from ``generator.registry.ROUTES`` (paths, filters, sorts, page sizes, which
+filters combine), the problem documents from ``generator.problems`` and the dataset's title, as-of date and
+disclaimer from ``DatasetInfo``; the lead passes a few example URLs per route that exist in the build. The
+page is rendered by ``templates/index.html.j2`` (autoescaped) and needs no network resource besides the API.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+import types
+import typing
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from urllib.parse import parse_qsl, urlsplit
+
+from pydantic import BaseModel
+
+from generator import problems, templates
+from generator.registry import (
+    MINIMUM_VALUATION_LADDER_USD,
+    PAGE_PARAM,
+    ROUTES,
+    SORT_PARAM,
+    DetailRoute,
+    Filter,
+    ListRoute,
+)
+from generator.rewrites import NOT_FOUND_FILE, Router, rules
+from generator.schema import DatasetInfo
+
+TEMPLATE = "index.html.j2"
+TOP_COMPANIES_ROUTE = "companies"
+"""The listing whose first page the page's script shows as a small table (progressive enhancement)."""
+
+Segment = tuple[str, bool]
+"""A piece of prose: (text, is_code). Backticks in registry descriptions mark code."""
+
+
+def segments(text: str) -> list[Segment]:
+    """Split prose on backticks so the template can wrap code in ``<code>`` without unescaped markup."""
+    parts = re.split(r"`([^`]*)`", text)
+    return [(part, index % 2 == 1) for index, part in enumerate(parts) if part]
+
+
+def _usd_words(amount: int) -> str:
+    for size, word in ((10**12, "trillion"), (10**9, "billion"), (10**6, "million")):
+        if amount >= size and amount % (size // 10) == 0:
+            return f"{amount / size:g} {word}"
+    return f"{amount:,}"
+
+
+@dataclass
+class FilterView:
+    name: str
+    kind: str
+    description: list[Segment]
+    values: list[str]
+    """Allowed values when the registry lists them; empty when they come from the data."""
+    values_note: str
+    multi: bool
+    exclusive: bool
+
+
+def _filter_view(flt: Filter) -> FilterView:
+    values: list[str] = []
+    if flt.kind == "text":
+        note = "Any word prefix present in the data."
+    elif flt.kind == "year":
+        note = "A four-digit year present in the data."
+    elif isinstance(flt.domain, tuple) and flt.domain:
+        values = [str(v) for v in flt.domain]
+        note = ""
+        if flt.domain == MINIMUM_VALUATION_LADDER_USD:
+            note = "Whole USD: " + ", ".join(f"{v} ({_usd_words(int(v))})" for v in flt.domain) + "."
+            values = []
+    else:
+        note = "Values present in the data."
+    if flt.multi:
+        note = f"{note} An item matches when its list contains the value.".strip()
+    return FilterView(flt.name, flt.kind, segments(flt.description), values, note, flt.multi, flt.exclusive)
+
+
+@dataclass
+class FieldView:
+    name: str
+    type: str
+    description: str
+
+
+def _type_name(annotation: object) -> str:
+    origin = typing.get_origin(annotation)
+    args = typing.get_args(annotation)
+    if origin in (typing.Union, types.UnionType):
+        names = [_type_name(a) for a in args if a is not type(None)]
+        return " | ".join(names) + (" | null" if type(None) in args else "")
+    if origin is typing.Literal:
+        return "string" if len(args) > 6 else " | ".join(f'"{a}"' for a in args)
+    if origin in (list, Sequence, tuple):
+        return f"array of {_type_name(args[0])}" if args else "array"
+    if origin is dict:
+        return "object"
+    if annotation is dt.date:
+        return "date (YYYY-MM-DD)"
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return "object"
+    names = {int: "integer", float: "number", str: "string", bool: "boolean"}
+    return names.get(annotation, getattr(annotation, "__name__", str(annotation)))  # type: ignore[call-overload]
+
+
+def _fields(model: type[BaseModel]) -> list[FieldView]:
+    return [
+        FieldView(name, _type_name(info.annotation), info.description or "")
+        for name, info in model.model_fields.items()
+    ]
+
+
+@dataclass
+class ExampleView:
+    url: str
+    path_style: str | None
+    """The canonical file the URL is rewritten to, when it differs (the form that works on any static host)."""
+
+
+@dataclass
+class RouteView:
+    name: str
+    kind: str
+    path: str
+    label: str
+    """The path as shown in the contents: ``/api/companies`` or ``/api/companies/{id|slug}``."""
+    anchor: str
+    summary: str
+    description: list[Segment]
+    model: str
+    fields: list[FieldView]
+    examples: list[ExampleView]
+    # listings
+    filters: list[FilterView] = field(default_factory=list)
+    sorts: list[tuple[str, bool]] = field(default_factory=list)
+    default_sort: str = ""
+    per_page: int = 0
+    groups: list[list[str]] = field(default_factory=list)
+    combine_freely: bool = True
+    incompatible_pairs: list[tuple[str, str]] = field(default_factory=list)
+    problem_id: str = ""
+    default_filters: list[tuple[str, str]] = field(default_factory=list)
+    facets: list[str] = field(default_factory=list)
+    path_pattern: str = ""
+    # details
+    key_paths: list[str] = field(default_factory=list)
+    file_pattern: str = ""
+
+
+def _example_views(urls: Sequence[str], router: Router) -> list[ExampleView]:
+    out = []
+    for url in urls:
+        parts = urlsplit(url)
+        path_style = None
+        if parts.query:
+            match = router.match(parts.path, parts.query)
+            if match is not None and match.rule.status == 200 and match.target != parts.path:
+                path_style = match.target
+        out.append(ExampleView(url, path_style))
+    return out
+
+
+def _list_view(route: ListRoute, urls: Sequence[str], router: Router) -> RouteView:
+    groups = [[f.name for f in group] for group in route.groups if group]
+    pairs = route.incompatible_pairs()
+    pattern = "/".join(
+        [route.path, *(f"{f.name}={{{f.name}}}" for f in route.filters), f"{SORT_PARAM}={{sort}}",
+         f"{PAGE_PARAM}={{page}}.json"]
+    )
+    return RouteView(
+        name=route.name, kind="list", path=route.path, label=route.path, anchor=f"route-{route.name}",
+        summary=route.summary,
+        description=segments(route.description), model=route.model.__name__, fields=_fields(route.model),
+        examples=_example_views(urls or [route.path], router),
+        filters=[_filter_view(f) for f in route.filters],
+        sorts=[(value, value == route.default_sort) for value in route.sort_values],
+        default_sort=route.default_sort, per_page=route.per_page, groups=groups,
+        combine_freely=not pairs, incompatible_pairs=pairs,
+        problem_id=f"problem-{route.name}-filter-combination" if pairs else "",
+        default_filters=list(route.default_filters), facets=list(route.facets), path_pattern=pattern,
+    )
+
+
+def _detail_view(route: DetailRoute, urls: Sequence[str], router: Router) -> RouteView:
+    return RouteView(
+        name=route.name, kind="detail", path=route.path,
+        label=f"{route.path}/{{{'|'.join(route.key_names)}}}", anchor=f"route-{route.name}", summary=route.summary,
+        description=segments(route.description), model=route.model.__name__, fields=_fields(route.model),
+        examples=_example_views(urls, router),
+        key_paths=[f"{route.path}/{{{key}}}" for key in route.key_names],
+        file_pattern=route.file_path("{" + "|".join(route.key_names) + "}"),
+    )
+
+
+@dataclass
+class ProblemView:
+    id: str
+    type: str
+    title: str
+    status: int
+    detail: list[Segment]
+    files: list[str]
+    route: RouteView | None = None
+
+
+def _problem_views(routes: list[RouteView]) -> list[ProblemView]:
+    """One entry per problem ``type`` the build writes, plus one per listing with filters that cannot combine."""
+    by_id: dict[str, ProblemView] = {}
+    for path, body in problems.problem_files():
+        document = json.loads(body)
+        type_uri = str(document["type"])
+        anchor = type_uri.partition("#")[2]
+        if anchor in by_id:
+            by_id[anchor].files.append(path)
+            continue
+        by_id[anchor] = ProblemView(anchor, type_uri, str(document["title"]), int(document["status"]),
+                                    segments(str(document["detail"])), [path])
+    for view in routes:
+        if view.problem_id and view.problem_id not in by_id:
+            by_id[view.problem_id] = ProblemView(
+                view.problem_id, f"/#{view.problem_id}", "Unsupported parameter combination", 404,
+                segments(f"{view.path}: these filters cannot be used together."), [],
+            )
+        if view.problem_id:
+            by_id[view.problem_id].route = view
+    return sorted(by_id.values(), key=lambda p: (p.route is not None, p.id))
+
+
+def _intro_example(routes: list[RouteView]) -> ExampleView | None:
+    """The example with the most query parameters that has a path-style form, for the introduction."""
+    candidates = [e for view in routes for e in view.examples if e.path_style]
+    if not candidates:
+        return None
+    return max(candidates, key=lambda e: len(parse_qsl(urlsplit(e.url).query)))
+
+
+def context(info: DatasetInfo, examples: Mapping[str, Sequence[str]]) -> dict[str, object]:
+    router = Router(rules())
+    routes = [
+        _list_view(r, examples.get(r.name, ()), router) if isinstance(r, ListRoute)
+        else _detail_view(r, examples.get(r.name, ()), router)
+        for r in ROUTES
+    ]
+    top = next((r for r in ROUTES if isinstance(r, ListRoute) and r.name == TOP_COMPANIES_ROUTE), None)
+    not_found = json.loads(problems.NOT_FOUND)
+    return {
+        "info": info,
+        "routes": routes,
+        "problems": _problem_views(routes),
+        "intro_example": _intro_example(routes),
+        "not_found_json": json.dumps(not_found, indent=2, ensure_ascii=False),
+        "not_found_file": NOT_FOUND_FILE,
+        "top_route": top,
+        "sort_param": SORT_PARAM,
+        "page_param": PAGE_PARAM,
+    }
+
+
+def landing_page(info: DatasetInfo, examples: Mapping[str, Sequence[str]]) -> bytes:
+    """The HTML of ``/index.html``, UTF-8."""
+    return templates.render(TEMPLATE, **context(info, examples)).encode("utf-8")
