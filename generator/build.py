@@ -10,9 +10,10 @@ from pathlib import Path
 
 import duckdb
 
-from generator import listing, problems, serialize
+from generator import exports, listing, openapi, problems, serialize
+from generator.landing import landing_page
 from generator.load import load_into, validate
-from generator.registry import DETAIL_ROUTES, LIST_ROUTES
+from generator.registry import DETAIL_ROUTES, DOCUMENT_ROUTES, EXPORT_ROUTE, LIST_ROUTES, ListRoute
 from generator.schema import DatasetInfo
 from generator.writer import OutputError, OutputWriter
 
@@ -57,12 +58,28 @@ def _check_output_folder(out: Path) -> None:
         )
 
 
-def _detail_files(con: duckdb.DuckDBPyConnection, info: DatasetInfo) -> Iterator[tuple[str, bytes]]:
+def example_urls(route: ListRoute, domains: dict[str, list[str]]) -> list[str]:
+    """A few query-string URLs of a listing that have files: the default, one per filter, a sort and page 2."""
+    urls = [route.path]
+    for flt in route.filters:
+        values = domains.get(flt.name) or []
+        if values:
+            urls.append(f"{route.path}?{flt.name}={values[len(values) // 2]}")
+    if len(route.sort_values) > 1:
+        urls.append(f"{route.path}?sort={route.sort_values[-1]}")
+    return urls
+
+
+def _detail_files(
+    con: duckdb.DuckDBPyConnection, info: DatasetInfo, examples: dict[str, list[str]]
+) -> Iterator[tuple[str, bytes]]:
     meta = listing.base_meta(info)
     for route in DETAIL_ROUTES:
         for keys, model in route.build(con, info):
             canonical = route.file_path(keys[-1])
             body = serialize.document({"data": model, "meta": meta, "links": {"self": canonical}})
+            if len(examples.setdefault(route.name, [])) < len(keys):
+                examples[route.name] = [f"{route.path}/{key}" for key in keys]
             for key in keys:
                 yield route.file_path(key), body
 
@@ -98,19 +115,32 @@ def build(config: BuildConfig, progress: Progress = lambda _: None) -> BuildRepo
             report.files_by_endpoint[endpoint] += 1
             report.bytes_by_endpoint[endpoint] += len(data)
 
+        domains: dict[str, dict[str, list[str]]] = {}
+        examples: dict[str, list[str]] = {}
         for route in LIST_ROUTES:
             progress(f"listings: {route.path}")
-            for page in listing.render(con, route, info):
+            domains[route.name] = {}
+            for page in listing.render(con, route, info, domains[route.name]):
                 emit(page.path, page.body)
+            examples[route.name] = example_urls(route, domains[route.name])
             stage("listings")
         progress("details: profiles")
-        for path, body in _detail_files(con, info):
+        for path, body in _detail_files(con, info, examples):
             emit(path, body)
         stage("details")
+        progress("exports: json, csv, parquet")
+        for path, body in exports.export_files(con, info, writer.scratch):
+            emit(path, body)
+        examples["export"] = [f"{EXPORT_ROUTE.path}?format=csv", f"{EXPORT_ROUTE.path}?format=json&table=companies"]
+        stage("exports")
+        progress("docs: openapi, landing page, errors")
+        emit(DOCUMENT_ROUTES[0].file, serialize.document(openapi.document(info, domains)))
+        examples["openapi"] = [DOCUMENT_ROUTES[0].path]
+        emit("/index.html", landing_page(info, examples))
         for path, body in problems.problem_files():
             emit(path, body)
         emit(OUTPUT_MARKER, serialize.document({"generator": "company-ipo-api", "as_of": info.as_of}))
-        stage("static")
+        stage("docs")
         progress("commit: swapping the new output in")
         writer.commit()
         stage("commit")

@@ -99,6 +99,26 @@ def serve(root: Path, host: str, port: int, quiet: bool) -> None:
         server.server_close()
 
 
+@main.command("data-dictionary")
+@click.option("--check", "check_only", is_flag=True, help="Exit non-zero if the file differs.")
+@click.option("--path", type=click.Path(path_type=Path), default=DEFAULT_DATA / "README.md", show_default=True)
+def data_dictionary(check_only: bool, path: Path) -> None:
+    """Write (or check) the data dictionary generated from the input-table models."""
+    from generator.dictionary import data_dictionary as render
+
+    _write_or_check(path, render(), check_only, "data-dictionary")
+
+
+def _write_or_check(path: Path, text: str, check_only: bool, command: str) -> None:
+    if check_only:
+        if not path.exists() or path.read_text(encoding="utf-8") != text:
+            click.echo(f"{path} is out of date: run python -m generator {command}", err=True)
+            sys.exit(1)
+        return
+    path.write_text(text, encoding="utf-8")
+    click.echo(f"wrote {path}")
+
+
 @main.command("netlify-toml")
 @click.option("--check", "check_only", is_flag=True, help="Exit non-zero if netlify.toml differs.")
 @click.option("--path", type=click.Path(path_type=Path), default=Path("netlify.toml"), show_default=True)
@@ -106,14 +126,7 @@ def netlify_toml(check_only: bool, path: Path) -> None:
     """Write (or check) netlify.toml from the route registry."""
     from generator.configs import netlify_toml as render
 
-    text = render()
-    if check_only:
-        if not path.exists() or path.read_text(encoding="utf-8") != text:
-            click.echo(f"{path} is out of date: run python -m generator netlify-toml", err=True)
-            sys.exit(1)
-        return
-    path.write_text(text, encoding="utf-8")
-    click.echo(f"wrote {path}")
+    _write_or_check(path, render(), check_only, "netlify-toml")
 
 
 @main.command("nginx-conf")

@@ -21,11 +21,12 @@ from pydantic import BaseModel
 
 from generator import problems, templates
 from generator.registry import (
-    MINIMUM_VALUATION_LADDER_USD,
     PAGE_PARAM,
     ROUTES,
     SORT_PARAM,
     DetailRoute,
+    DocumentRoute,
+    ExportRoute,
     Filter,
     ListRoute,
 )
@@ -58,25 +59,24 @@ class FilterView:
     name: str
     kind: str
     description: list[Segment]
-    values: list[str]
-    """Allowed values when the registry lists them; empty when they come from the data."""
+    values: list[tuple[str, str]]
+    """Allowed values as (value, plain-words label or ""), when the registry lists them; empty when they come
+    from the data."""
     values_note: str
     multi: bool
     exclusive: bool
 
 
 def _filter_view(flt: Filter) -> FilterView:
-    values: list[str] = []
+    values: list[tuple[str, str]] = []
     if flt.kind == "text":
         note = "Any word prefix present in the data."
     elif flt.kind == "year":
         note = "A four-digit year present in the data."
     elif isinstance(flt.domain, tuple) and flt.domain:
-        values = [str(v) for v in flt.domain]
-        note = ""
-        if flt.domain == MINIMUM_VALUATION_LADDER_USD:
-            note = "Whole USD: " + ", ".join(f"{v} ({_usd_words(int(v))})" for v in flt.domain) + "."
-            values = []
+        ladder = flt.kind == "ladder"
+        values = [(str(v), f"${_usd_words(int(v))}" if ladder else "") for v in flt.domain]
+        note = "Whole USD." if ladder else ""
     else:
         note = "Values present in the data."
     if flt.multi:
@@ -141,6 +141,8 @@ class RouteView:
     # listings
     filters: list[FilterView] = field(default_factory=list)
     sorts: list[tuple[str, bool]] = field(default_factory=list)
+    descending: bool = False
+    """Whether any sort value is descending (``-name``)."""
     default_sort: str = ""
     per_page: int = 0
     groups: list[list[str]] = field(default_factory=list)
@@ -182,6 +184,7 @@ def _list_view(route: ListRoute, urls: Sequence[str], router: Router) -> RouteVi
         examples=_example_views(urls or [route.path], router),
         filters=[_filter_view(f) for f in route.filters],
         sorts=[(value, value == route.default_sort) for value in route.sort_values],
+        descending=any(v.startswith("-") for v in route.sort_values),
         default_sort=route.default_sort, per_page=route.per_page, groups=groups,
         combine_freely=not pairs, incompatible_pairs=pairs,
         problem_id=f"problem-{route.name}-filter-combination" if pairs else "",
@@ -197,6 +200,16 @@ def _detail_view(route: DetailRoute, urls: Sequence[str], router: Router) -> Rou
         examples=_example_views(urls, router),
         key_paths=[f"{route.path}/{{{key}}}" for key in route.key_names],
         file_pattern=route.file_path("{" + "|".join(route.key_names) + "}"),
+    )
+
+
+def _document_view(route: ExportRoute | DocumentRoute, urls: Sequence[str], router: Router) -> RouteView:
+    """Export and document routes: a path, what it gives and examples; no row model."""
+    label = f"{route.path}?format={{{'|'.join(route.formats)}}}" if isinstance(route, ExportRoute) else route.path
+    return RouteView(
+        name=route.name, kind="document", path=route.path, label=label, anchor=f"route-{route.name}",
+        summary=route.summary, description=segments(route.description), model="", fields=[],
+        examples=_example_views(urls or [route.path], router),
     )
 
 
@@ -231,7 +244,7 @@ def _problem_views(routes: list[RouteView]) -> list[ProblemView]:
             )
         if view.problem_id:
             by_id[view.problem_id].route = view
-    return sorted(by_id.values(), key=lambda p: (p.route is not None, p.id))
+    return list(by_id.values())
 
 
 def _intro_example(routes: list[RouteView]) -> ExampleView | None:
@@ -246,7 +259,8 @@ def context(info: DatasetInfo, examples: Mapping[str, Sequence[str]]) -> dict[st
     router = Router(rules())
     routes = [
         _list_view(r, examples.get(r.name, ()), router) if isinstance(r, ListRoute)
-        else _detail_view(r, examples.get(r.name, ()), router)
+        else _detail_view(r, examples.get(r.name, ()), router) if isinstance(r, DetailRoute)
+        else _document_view(r, examples.get(r.name, ()), router)
         for r in ROUTES
     ]
     top = next((r for r in ROUTES if isinstance(r, ListRoute) and r.name == TOP_COMPANIES_ROUTE), None)

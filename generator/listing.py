@@ -170,8 +170,13 @@ def facet_counts(
     return out
 
 
-def render(con: duckdb.DuckDBPyConnection, route: ListRoute, info: DatasetInfo) -> Iterator[Page]:
-    """Every page of one listing route: each filter combination of each group, each sort, each page."""
+def render(
+    con: duckdb.DuckDBPyConnection, route: ListRoute, info: DatasetInfo,
+    domains_out: dict[str, list[str]] | None = None,
+) -> Iterator[Page]:
+    """Every page of one listing route: each filter combination of each group, each sort, each page.
+
+    The allowed values of each filter (the ones that have files) go into ``domains_out``."""
     rows = load_rows(con, route, info)
     meta = base_meta(info)
     facet_values = {
@@ -185,6 +190,8 @@ def render(con: duckdb.DuckDBPyConnection, route: ListRoute, info: DatasetInfo) 
         for f in group:
             if f.name not in domains:
                 domains[f.name] = [ALL, *domain_values(con, f)]
+                if domains_out is not None:
+                    domains_out[f.name] = domains[f.name][1:]
         orders = combination_orders(con, route, group)
         for combination in itertools.product(*(domains[f.name] for f in group)):
             applied = [(f, v) for f, v in zip(group, combination, strict=True) if v is not ALL]

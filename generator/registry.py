@@ -164,6 +164,39 @@ class DetailRoute:
         return getattr(details, self.builder)(con, info)
 
 
+EXPORT_FORMATS: tuple[str, ...] = ("json", "csv", "parquet")
+EXPORT_DATASET = "dataset"
+"""The pseudo-table of the json export holding every table in one file."""
+
+
+@dataclass(frozen=True)
+class ExportRoute:
+    """The bulk dataset: every input table in each format, with a manifest per format and one overall."""
+
+    name: str
+    path: str
+    summary: str
+    formats: tuple[str, ...]
+    description: str = ""
+
+    def index_path(self, export_format: str | None = None) -> str:
+        return f"{self.path}/{export_format}/index.json" if export_format else f"{self.path}/index.json"
+
+    def file_path(self, export_format: str, table: str) -> str:
+        return f"{self.path}/{export_format}/{table}.{export_format}"
+
+
+@dataclass(frozen=True)
+class DocumentRoute:
+    """One generated document served at an extensionless path (e.g. the OpenAPI description)."""
+
+    name: str
+    path: str
+    file: str
+    summary: str
+    description: str = ""
+
+
 def _category(name: str, description: str, column: str | None = None, **options: object) -> Filter:
     column = column or name
     domain = options.pop("domain", None) or f"SELECT DISTINCT {column} FROM rows"
@@ -192,7 +225,7 @@ DATE_DESC_ONLY: tuple[Literal["asc", "desc"], ...] = ("desc", "asc")
 COMPANY_SLUG = _category("company", "Company slug: only items about this company.", "company.slug",
                          exclusive=True)
 
-ROUTES: tuple[ListRoute | DetailRoute, ...] = (
+ROUTES: tuple[ListRoute | DetailRoute | ExportRoute | DocumentRoute, ...] = (
     ListRoute(
         name="companies", path="/api/companies", summary="Filtered list of companies",
         description="Every company of the dataset, public and private. Filters combine freely; `q` combines "
@@ -326,10 +359,24 @@ ROUTES: tuple[ListRoute | DetailRoute, ...] = (
         name="industry", path="/api/industries", summary="One industry: aggregates, companies, funding by year",
         model=responses.IndustryDetail, key_names=("slug",), builder="industry_details",
     ),
+    ExportRoute(
+        name="export", path="/api/export", summary="Bulk dataset as json, csv or parquet",
+        description="`format` alone gives that format's manifest (every table with its URL, row count, bytes and "
+        "sha256); with `table` it gives the table itself. `table=dataset` (json only) is every table in one file. "
+        "CSV is RFC 4180 (UTF-8, header, CRLF); text cells starting with = + - @ tab or CR are prefixed with ' "
+        "so spreadsheets do not run them as formulas.",
+        formats=EXPORT_FORMATS,
+    ),
+    DocumentRoute(
+        name="openapi", path="/api/openapi", file="/api/openapi.json",
+        summary="OpenAPI 3.0 description of the service",
+    ),
 )
 
 LIST_ROUTES = tuple(r for r in ROUTES if isinstance(r, ListRoute))
 DETAIL_ROUTES = tuple(r for r in ROUTES if isinstance(r, DetailRoute))
+EXPORT_ROUTE = next(r for r in ROUTES if isinstance(r, ExportRoute))
+DOCUMENT_ROUTES = tuple(r for r in ROUTES if isinstance(r, DocumentRoute))
 
 
 def reserved_words() -> frozenset[str]:

@@ -22,7 +22,15 @@ import re
 from dataclasses import dataclass
 from urllib.parse import quote_plus, unquote_plus
 
-from generator.registry import DETAIL_ROUTES, LIST_ROUTES, PAGE_PARAM, SORT_PARAM, ListRoute
+from generator.registry import (
+    DETAIL_ROUTES,
+    DOCUMENT_ROUTES,
+    EXPORT_ROUTE,
+    LIST_ROUTES,
+    PAGE_PARAM,
+    SORT_PARAM,
+    ListRoute,
+)
 
 NOT_FOUND_FILE = "/api/errors/not-found.json"
 SITE_404_FILE = "/404.html"
@@ -35,23 +43,6 @@ class Rule:
     status: int = 200
     query: tuple[str, ...] = ()
     """Names of the query parameters that must be present; each binds the placeholder ``:name``."""
-
-
-@dataclass(frozen=True)
-class StaticAlias:
-    """An extensionless URL served from a file (e.g. ``/api/openapi`` -> ``/api/openapi.json``)."""
-
-    path: str
-    to: str
-
-
-STATIC_ALIASES: list[StaticAlias] = []
-"""Filled by the modules that write single files (OpenAPI, exports), through ``register_alias``."""
-
-
-def register_alias(path: str, to: str) -> None:
-    if all(alias.path != path for alias in STATIC_ALIASES):
-        STATIC_ALIASES.append(StaticAlias(path, to))
 
 
 def list_route_rules(route: ListRoute) -> list[Rule]:
@@ -80,7 +71,13 @@ def rules() -> list[Rule]:
     out: list[Rule] = []
     for route in LIST_ROUTES:
         out += list_route_rules(route)
-    out += [Rule(alias.path, alias.to) for alias in STATIC_ALIASES]
+    export = EXPORT_ROUTE
+    out += [
+        Rule(export.path, export.file_path(":format", ":table"), 200, ("format", "table")),
+        Rule(export.path, export.index_path(":format"), 200, ("format",)),
+        Rule(export.path, export.index_path()),
+    ]
+    out += [Rule(route.path, route.file) for route in DOCUMENT_ROUTES]
     out += [Rule(f"{route.path}/:key", route.file_path(":key")) for route in DETAIL_ROUTES]
     out.append(Rule("/api/*", NOT_FOUND_FILE, 404))
     return out

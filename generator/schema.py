@@ -38,7 +38,7 @@ def _csv_bool(value: object) -> object:
     return value
 
 
-CsvBool = Annotated[bool, BeforeValidator(_csv_bool)]
+CsvBool = Annotated[bool, BeforeValidator(_csv_bool), Field(description="true or false")]
 
 Basis = Literal["sec-filing", "company-report", "exchange-data", "press-report", "estimate"]
 """Where a figure comes from. ``estimate`` marks a figure that is not a disclosed number."""

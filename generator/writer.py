@@ -20,6 +20,7 @@ from pathlib import Path, PurePosixPath
 
 STAGING_SUFFIX = ".staging"
 RETIRED_SUFFIX = ".retired"
+SCRATCH_DIR = ".scratch"
 
 
 class OutputError(Exception):
@@ -116,8 +117,15 @@ class OutputWriter:
         with open(target, "wb") as handle:
             handle.write(data)
 
+    def scratch(self, name: str) -> str:
+        """A temporary file path inside the staging folder (removed before the swap)."""
+        folder = os.path.join(self._staging, SCRATCH_DIR)
+        os.makedirs(folder, exist_ok=True)
+        return os.path.join(folder, os.path.basename(name))
+
     def commit(self) -> None:
         """Make the staged files the output, atomically where the system allows."""
+        shutil.rmtree(os.path.join(self._staging, SCRATCH_DIR), ignore_errors=True)
         if self.out.exists():
             if not _exchange(self.staging, self.out):
                 os.rename(self.out, self.retired)
