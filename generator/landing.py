@@ -21,17 +21,17 @@ from pydantic import BaseModel
 
 from generator import problems, templates
 from generator.registry import (
+    EXPORT_DATASET,
     PAGE_PARAM,
     ROUTES,
     SORT_PARAM,
     DetailRoute,
-    DocumentRoute,
     ExportRoute,
     Filter,
     ListRoute,
 )
 from generator.rewrites import NOT_FOUND_FILE, Router, rules
-from generator.schema import DatasetInfo
+from generator.schema import TABLES, DatasetInfo
 
 TEMPLATE = "index.html.j2"
 TOP_COMPANIES_ROUTE = "companies"
@@ -129,6 +129,7 @@ class ExampleView:
 class RouteView:
     name: str
     kind: str
+    """list, detail, export or document."""
     path: str
     label: str
     """The path as shown in the contents: ``/api/companies`` or ``/api/companies/{id|slug}``."""
@@ -155,6 +156,9 @@ class RouteView:
     # details
     key_paths: list[str] = field(default_factory=list)
     file_pattern: str = ""
+    # exports and documents
+    static_forms: list[tuple[str, str]] = field(default_factory=list)
+    """(path-style URL pattern, what it gives)."""
 
 
 def _example_views(urls: Sequence[str], router: Router) -> list[ExampleView]:
@@ -203,14 +207,48 @@ def _detail_view(route: DetailRoute, urls: Sequence[str], router: Router) -> Rou
     )
 
 
-def _document_view(route: ExportRoute | DocumentRoute, urls: Sequence[str], router: Router) -> RouteView:
-    """Export and document routes: a path, what it gives and examples; no row model."""
-    label = f"{route.path}?format={{{'|'.join(route.formats)}}}" if isinstance(route, ExportRoute) else route.path
+def _export_view(route: ExportRoute, urls: Sequence[str], router: Router) -> RouteView:
+    tables = [(table.name, "") for table in TABLES] + [(EXPORT_DATASET, "json only: every table in one file")]
+    params = [
+        FilterView("format", "category", segments("Export format."), [(f, "") for f in route.formats], "", False,
+                   False),
+        FilterView("table", "category", segments("Table of the dataset (needs `format`)."), tables, "", False,
+                   False),
+    ]
+    forms = [
+        (route.index_path(), "every format, with its manifest URL"),
+        (route.index_path("{format}"), "manifest of one format: each table's URL, rows, bytes and sha256"),
+        (route.file_path("{format}", "{table}"), "one table in one format"),
+    ]
     return RouteView(
-        name=route.name, kind="document", path=route.path, label=label, anchor=f"route-{route.name}",
+        name=route.name, kind="export", path=route.path, label=route.path, anchor=f"route-{route.name}",
         summary=route.summary, description=segments(route.description), model="", fields=[],
-        examples=_example_views(urls or [route.path], router),
+        examples=_example_views(urls or [route.path], router), filters=params, static_forms=forms,
     )
+
+
+def _document_view(route: object, urls: Sequence[str], router: Router) -> RouteView:
+    """A single generated document (e.g. the OpenAPI description), or any other kind of route."""
+    path = str(getattr(route, "path", ""))
+    file = getattr(route, "file", None)
+    return RouteView(
+        name=str(getattr(route, "name", path)), kind="document", path=path, label=path,
+        anchor=f"route-{getattr(route, 'name', path.strip('/').replace('/', '-'))}",
+        summary=str(getattr(route, "summary", "")), description=segments(str(getattr(route, "description", ""))),
+        model="", fields=[], examples=_example_views(urls or [path], router),
+        static_forms=[(str(file), "the same document")] if file else [],
+    )
+
+
+def route_view(route: object, urls: Sequence[str], router: Router) -> RouteView:
+    """The page's view of one registry route, whatever its kind."""
+    if isinstance(route, ListRoute):
+        return _list_view(route, urls, router)
+    if isinstance(route, DetailRoute):
+        return _detail_view(route, urls, router)
+    if isinstance(route, ExportRoute):
+        return _export_view(route, urls, router)
+    return _document_view(route, urls, router)
 
 
 @dataclass
@@ -247,9 +285,29 @@ def _problem_views(routes: list[RouteView]) -> list[ProblemView]:
     return list(by_id.values())
 
 
-def _intro_example(routes: list[RouteView]) -> ExampleView | None:
-    """The example with the most query parameters that has a path-style form, for the introduction."""
-    candidates = [e for view in routes for e in view.examples if e.path_style]
+def _intro_example(views: list[RouteView], router: Router) -> ExampleView | None:
+    """A query-string URL with a filter and a sort, and its path-style form, for the introduction.
+
+    Built from the first listing example that applies one filter: every sort of a published filter value has
+    its files, so adding a non-default ``sort`` keeps the URL live. Else the richest example with a path form.
+    """
+    by_name = {r.name: r for r in ROUTES if isinstance(r, ListRoute)}
+    for view in views:
+        route = by_name.get(view.name)
+        if route is None or len(route.sort_values) < 2:
+            continue
+        kinds = {f.name: f.kind for f in route.filters}
+        single = []
+        for example in view.examples:
+            params = [name for name, _ in parse_qsl(urlsplit(example.url).query)]
+            if len(params) == 1 and params[0] in kinds:
+                single.append((kinds[params[0]] != "category", example.url))
+        if single:
+            default_field = route.default_sort.removeprefix("-")
+            others = [v for v in route.sort_values if v.removeprefix("-") != default_field]
+            sort = (others or [v for v in route.sort_values if v != route.default_sort])[0]
+            return _example_views([f"{min(single)[1]}&{SORT_PARAM}={sort}"], router)[0]
+    candidates = [e for view in views for e in view.examples if e.path_style]
     if not candidates:
         return None
     return max(candidates, key=lambda e: len(parse_qsl(urlsplit(e.url).query)))
@@ -257,19 +315,14 @@ def _intro_example(routes: list[RouteView]) -> ExampleView | None:
 
 def context(info: DatasetInfo, examples: Mapping[str, Sequence[str]]) -> dict[str, object]:
     router = Router(rules())
-    routes = [
-        _list_view(r, examples.get(r.name, ()), router) if isinstance(r, ListRoute)
-        else _detail_view(r, examples.get(r.name, ()), router) if isinstance(r, DetailRoute)
-        else _document_view(r, examples.get(r.name, ()), router)
-        for r in ROUTES
-    ]
+    routes = [route_view(r, examples.get(r.name, ()), router) for r in ROUTES]
     top = next((r for r in ROUTES if isinstance(r, ListRoute) and r.name == TOP_COMPANIES_ROUTE), None)
     not_found = json.loads(problems.NOT_FOUND)
     return {
         "info": info,
         "routes": routes,
         "problems": _problem_views(routes),
-        "intro_example": _intro_example(routes),
+        "intro_example": _intro_example(routes, router),
         "not_found_json": json.dumps(not_found, indent=2, ensure_ascii=False),
         "not_found_file": NOT_FOUND_FILE,
         "top_route": top,

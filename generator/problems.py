@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from generator import serialize
-from generator.registry import LIST_ROUTES
+from generator.registry import EXPORT_ROUTE, LIST_ROUTES
 from generator.responses import Problem
 from generator.rewrites import NOT_FOUND_FILE, SITE_404_FILE
 
@@ -24,6 +24,11 @@ NOT_FOUND = problem(
 def problem_files() -> Iterator[tuple[str, bytes]]:
     yield NOT_FOUND_FILE, NOT_FOUND
     yield SITE_404_FILE, NOT_FOUND
+    yield EXPORT_ROUTE.table_without_format_error, problem(
+        f"{EXPORT_ROUTE.name}-table-without-format", "Missing parameter", 404,
+        f"{EXPORT_ROUTE.path}: `table` needs `format` ({', '.join(EXPORT_ROUTE.formats)}), e.g. "
+        f"{EXPORT_ROUTE.path}?format=csv&table=companies.",
+    )
     for route in LIST_ROUTES:
         if not route.incompatible_pairs():
             continue

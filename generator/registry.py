@@ -185,6 +185,10 @@ class ExportRoute:
     def file_path(self, export_format: str, table: str) -> str:
         return f"{self.path}/{export_format}/{table}.{export_format}"
 
+    @property
+    def table_without_format_error(self) -> str:
+        return f"/api/errors/{self.name}-table-without-format.json"
+
 
 @dataclass(frozen=True)
 class DocumentRoute:

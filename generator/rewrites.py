@@ -75,6 +75,7 @@ def rules() -> list[Rule]:
     out += [
         Rule(export.path, export.file_path(":format", ":table"), 200, ("format", "table")),
         Rule(export.path, export.index_path(":format"), 200, ("format",)),
+        Rule(export.path, export.table_without_format_error, 404, ("table",)),
         Rule(export.path, export.index_path()),
     ]
     out += [Rule(route.path, route.file) for route in DOCUMENT_ROUTES]

@@ -13,7 +13,12 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
+from generator.problems import problem
 from generator.rewrites import CONTENT_TYPES, SITE_404_FILE, Router, headers_for, rules
+
+
+METHOD_NOT_ALLOWED = problem("method-not-allowed", "Method Not Allowed", 405,
+                             "The API is read-only: use GET (or HEAD, OPTIONS).")
 
 
 class Site:
@@ -78,6 +83,21 @@ def make_handler(site: Site) -> type[BaseHTTPRequestHandler]:
                 self.send_header(name, value)
             self.send_header("Content-Length", "0")
             self.end_headers()
+
+        def __getattr__(self, name: str) -> object:
+            # Any other method (POST, PUT, TRACE, ...): the API is read-only.
+            if name.startswith("do_"):
+                return self._method_not_allowed
+            raise AttributeError(name)
+
+        def _method_not_allowed(self) -> None:
+            body = METHOD_NOT_ALLOWED
+            self.send_response(HTTPStatus.METHOD_NOT_ALLOWED)
+            self.send_header("Allow", "GET, HEAD, OPTIONS")
+            self.send_header("Content-Type", "application/problem+json; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
 
         def log_message(self, format: str, *args: object) -> None:  # noqa: A002
             if not getattr(self.server, "quiet", False):

@@ -33,16 +33,20 @@ from urllib.parse import urlsplit
 import pytest
 
 from generator import configs
-from generator.registry import DETAIL_ROUTES, LIST_ROUTES, PAGE_PARAM, SORT_PARAM, DetailRoute, Filter, ListRoute
-from generator.rewrites import (
-    CONTENT_TYPES,
-    HEADERS,
-    NOT_FOUND_FILE,
-    SITE_404_FILE,
-    STATIC_ALIASES,
-    headers_for,
-    rules,
+from generator.registry import (
+    DETAIL_ROUTES,
+    DOCUMENT_ROUTES,
+    EXPORT_ROUTE,
+    LIST_ROUTES,
+    PAGE_PARAM,
+    SORT_PARAM,
+    DetailRoute,
+    DocumentRoute,
+    ExportRoute,
+    Filter,
+    ListRoute,
 )
+from generator.rewrites import CONTENT_TYPES, HEADERS, NOT_FOUND_FILE, SITE_404_FILE, headers_for, rules
 from generator.serve import Site
 
 from .conftest import ROOT, Served
@@ -304,6 +308,34 @@ def spec_detail(t: Table, route: DetailRoute) -> None:
     t.direct(f"{route.path}/{UNKNOWN_VALUE}/x", NOT_FOUND_FILE, 404, PROBLEM, "below a key: the catch-all")
 
 
+def spec_document(t: Table, route: DocumentRoute) -> None:
+    t.direct(route.path, route.file, 200, OK, "extensionless path")
+    t.direct(f"{route.path}/", route.file, 200, OK, "trailing slash")
+    t.direct(f"{route.path}?{UNKNOWN_PARAM}=x", route.file, 200, OK, "with a query")
+    t.direct(route.file, route.file, 200, OK, "the file itself")
+
+
+def spec_export(t: Table, route: ExportRoute) -> None:
+    t.direct(route.path, route.index_path(), 200, OK, "no query: the overall manifest")
+    t.direct(f"{route.path}?table=companies", route.index_path(), 200, OK, "table without format: the manifest")
+    for export_format in route.formats:
+        folder = t.build.root / route.index_path(export_format).lstrip("/")
+        tables = sorted(p.stem for p in folder.parent.glob(f"*.{export_format}") if p.name != "index.json")
+        t.direct(f"{route.path}?format={export_format}", route.index_path(export_format), 200, OK, "format manifest")
+        t.direct(f"{route.path}?{UNKNOWN_PARAM}=1&format={export_format}", route.index_path(export_format), 200, OK,
+                 "format manifest, extra parameter")
+        for table in tables[:2]:
+            target = route.file_path(export_format, table)
+            t.direct(f"{route.path}?format={export_format}&table={table}", target, 200, OK, "a table")
+            t.direct(f"{route.path}?table={table}&format={export_format}", target, 200, OK, "a table, reordered")
+            t.direct(target, target, 200, OK, "a table, the file itself")
+        t.direct(f"{route.path}?format={export_format}&table={UNKNOWN_VALUE}",
+                 route.file_path(export_format, UNKNOWN_VALUE), 200, MISSING, "unknown table")
+    t.direct(f"{route.path}?format={UNKNOWN_VALUE}", route.index_path(UNKNOWN_VALUE), 200, MISSING, "unknown format")
+    # An empty format rewrites to {path}//index.json: every host here folds "//", giving the overall manifest.
+    t.direct(f"{route.path}?format=", route.index_path(), 200, OK, "empty format: '//' folds to the manifest")
+
+
 def spec_site(t: Table) -> None:
     t.direct("/api/unknown", NOT_FOUND_FILE, 404, PROBLEM, "unknown endpoint")
     t.direct("/api/unknown/deeper?sector=x", NOT_FOUND_FILE, 404, PROBLEM, "unknown endpoint, deeper")
@@ -312,8 +344,6 @@ def spec_site(t: Table) -> None:
     t.direct("/no-such-page", "/no-such-page", 200, MISSING, "outside /api, no rule: the site's 404 page")
     t.direct(SITE_404_FILE, SITE_404_FILE, 200, OK, "the 404 page itself is a file")
     t.direct(NOT_FOUND_FILE, NOT_FOUND_FILE, 200, OK, "a problem file itself is a file")
-    for alias in STATIC_ALIASES:
-        t.direct(alias.path, alias.to, 200, OK, "static alias")
 
 
 @dataclass(frozen=True)
@@ -338,6 +368,9 @@ def _specs() -> list[Spec]:
             if kind in ("each-filter", "odd-parameters") and not route.filters:
                 continue
             out.append(Spec(f"{route.name}:{kind}", functools.partial(fill, route=route)))
+    out.append(Spec(f"{EXPORT_ROUTE.name}:export", functools.partial(spec_export, route=EXPORT_ROUTE)))
+    for document in DOCUMENT_ROUTES:
+        out.append(Spec(f"{document.name}:document", functools.partial(spec_document, route=document)))
     for detail in DETAIL_ROUTES:
         out.append(Spec(f"{detail.name}:detail", functools.partial(spec_detail, route=detail)))
     out.append(Spec("site", spec_site))
@@ -574,6 +607,29 @@ def test_nginx_answers_options_like_serve(nginx_site: Served, conformance_site: 
             assert "GET" in response.headers["Access-Control-Allow-Methods"]
 
 
+def _escape_attempt(conformance_build: Path) -> tuple[str, bytes]:
+    """A query value with raw "/" and ".." that would climb out of the build to a planted file."""
+    planted = conformance_build.parent / "outside-the-build" / f"{PAGE_PARAM}=1.json"
+    planted.parent.mkdir(exist_ok=True)
+    planted.write_bytes(b'{"escaped": true}')
+    route = LIST_ROUTES[0]
+    sort = route.default_sort
+    depth = route.path.count("/") + 2  # back over sort=..., the route's folders and the build folder itself
+    value = f"{sort}/" + "../" * depth + "outside-the-build"
+    return f"{route.path}?{SORT_PARAM}={value}", planted.read_bytes()
+
+
+def test_no_host_serves_a_file_outside_the_build(conformance_build: Path, conformance_site: Served,
+                                                 nginx_site: Served) -> None:
+    url, planted = _escape_attempt(conformance_build)
+    for name, host in (("serve", conformance_site), ("nginx", nginx_site)):
+        response = host.get(url)
+        assert (response.status, response.body != planted) == (404, True), f"{name} served {url} from outside"
+    [answer] = run_resolve(ROOT / "netlify.toml", conformance_build, [dict(zip(("path", "query"), _split(url),
+                                                                               strict=True))])
+    assert (answer["status"], answer["file"]) == (404, SITE_404_FILE)
+
+
 # netlify.toml itself ----------------------------------------------------------------------------------------------
 
 
@@ -591,8 +647,8 @@ def expected_rule_count() -> int:
     """From the registry alone. A listing has one rule per pair of filters that share no group, then one per
     distinct subset of (a group + sort + page). With the default groups (r regular filters together, e
     exclusive ones alone, k = r + e) that is e(k - 1) - e(e - 1)/2 + 4e + 2^(r + 2); e.g. k + 4 + 2^(k + 2)
-    for k filters and one exclusive text query. Then one rule per static alias, one per detail route, and the
-    /api/* catch-all."""
+    for k filters and one exclusive text query. Then 3 for the export (format + table, format, neither), one
+    per document, one per detail route, and the /api/* catch-all."""
     total = 0
     for route in LIST_ROUTES:
         if route.combinable is None:
@@ -607,7 +663,7 @@ def expected_rule_count() -> int:
             for size in range(len(names) + 1) for c in itertools.combinations(names, size)
         }
         total += len(_incompatible(route)) + len(subsets)
-    return total + len(STATIC_ALIASES) + len(DETAIL_ROUTES) + 1
+    return total + 3 + len(DOCUMENT_ROUTES) + len(DETAIL_ROUTES) + 1
 
 
 

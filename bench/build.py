@@ -1,0 +1,449 @@
+"""Build benchmark (not a test): time, files, bytes and peak memory of the build against the I/O floor.
+
+    python bench/build.py [--sizes embedded,10000,100000] [--seed 1] [--work bench/out] [--markdown FILE]
+
+For each size — ``embedded`` (``data/``, or ``tests/fixtures/tiny`` while ``data/`` does not pass
+``python -m generator check``) and N synthetic companies (``python -m generator synth``) — it prints, as Markdown:
+
+- the build: seconds per stage and in total, files and bytes per endpoint, peak memory (max RSS of the build
+  process, from ``os.wait4``, i.e. the kernel's per-child ``RUSAGE_CHILDREN`` accounting);
+- the I/O floor: the same files (same relative paths, same bytes, read into memory first) written into a fresh
+  folder, timing only the writes and mkdirs; and the ratio build / floor;
+- a no-op rebuild (time, files rewritten) and a rebuild after changing one company's valuation (time, files
+  rewritten, and how many of those have unchanged content: it must be 0). A file counts as rewritten when its
+  inode changed (the writer hard-links unchanged files from the previous output);
+- the number of rewrite rules, which must not depend on the size.
+
+Each build runs in its own process. A watchdog kills a build that would leave less than ``--min-free-gb`` of disk
+or ``--min-free-inodes`` inodes on the work folder's filesystem, so a run that outgrows the machine reports that
+instead of filling the disk.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import platform
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+TINY = ROOT / "tests" / "fixtures" / "tiny"
+EMBEDDED = ROOT / "data"
+
+TARGET_RATIO_10K = 3.0
+TARGET_PEAK_10K = 2 * 1024**3
+TARGET_PEAK_100K = 4 * 1024**3
+
+
+class Aborted(Exception):
+    """A build was stopped by the watchdog or failed."""
+
+
+@dataclass
+class BuildRun:
+    wall_seconds: float = 0.0
+    peak_rss_bytes: int = 0
+    report: dict = field(default_factory=dict)
+    rewritten: int = 0
+    """Files whose inode changed or that are new (the others were carried over by hard link)."""
+    rewritten_same_content: int = 0
+    removed: int = 0
+    error: str | None = None
+
+    @property
+    def seconds(self) -> float:
+        return float(self.report.get("build_seconds", self.wall_seconds))
+
+
+@dataclass
+class SizeResult:
+    label: str
+    data: str
+    rows: dict[str, int] = field(default_factory=dict)
+    synth_seconds: float | None = None
+    build: BuildRun | None = None
+    floor_seconds: float | None = None
+    noop: BuildRun | None = None
+    change: BuildRun | None = None
+    change_description: str = ""
+    notes: list[str] = field(default_factory=list)
+
+
+# --- processes -------------------------------------------------------------------------------------------------
+
+
+class Watchdog:
+    """Kill a process when the filesystem of ``path`` runs low on space or inodes."""
+
+    def __init__(self, path: Path, min_free_bytes: int, min_free_inodes: int) -> None:
+        self.path, self.min_free_bytes, self.min_free_inodes = path, min_free_bytes, min_free_inodes
+        self.reason: str | None = None
+
+    def low(self) -> str | None:
+        stat = os.statvfs(self.path)
+        free_bytes, free_inodes = stat.f_bavail * stat.f_frsize, stat.f_favail
+        if free_bytes < self.min_free_bytes:
+            return f"disk nearly full ({free_bytes / 1e9:.1f} GB free)"
+        if free_inodes < self.min_free_inodes:
+            return f"filesystem nearly out of inodes ({free_inodes:,} free)"
+        return None
+
+    def watch(self, pid: int, done: threading.Event) -> None:
+        while not done.wait(1.0):
+            reason = self.low()
+            if reason:
+                self.reason = reason
+                os.kill(pid, signal.SIGKILL)
+                return
+
+
+def run_process(command: list[str], log: Path, watchdog: Watchdog | None) -> tuple[float, int]:
+    """Run ``command``; return (wall seconds, peak RSS bytes of that process alone). Raise ``Aborted``."""
+    with open(log, "ab") as output:
+        started = time.perf_counter()
+        process = subprocess.Popen(command, cwd=ROOT, stdout=output, stderr=subprocess.STDOUT)
+        done = threading.Event()
+        if watchdog is not None:
+            threading.Thread(target=watchdog.watch, args=(process.pid, done), daemon=True).start()
+        _, status, usage = os.wait4(process.pid, 0)
+        done.set()
+        wall = time.perf_counter() - started
+        process.returncode = os.waitstatus_to_exitcode(status)
+    if watchdog is not None and watchdog.reason:
+        raise Aborted(f"stopped by the watchdog: {watchdog.reason}")
+    if process.returncode != 0:
+        tail = log.read_text(encoding="utf-8", errors="replace")[-2000:]
+        raise Aborted(f"exit code {process.returncode}: ...{tail}")
+    return wall, usage.ru_maxrss * 1024  # kilobytes on Linux
+
+
+def run_build(data: Path, out: Path, work: Path, watchdog: Watchdog) -> BuildRun:
+    report_path = work / "report.json"
+    report_path.unlink(missing_ok=True)
+    command = [sys.executable, str(HERE / "run_build.py"), str(data), str(out), str(report_path)]
+    wall, peak = run_process(command, work / "build.log", watchdog)
+    return BuildRun(wall, peak, json.loads(report_path.read_text(encoding="utf-8")))
+
+
+# --- file trees ------------------------------------------------------------------------------------------------
+
+
+def inventory(root: Path) -> dict[str, int]:
+    """Relative path -> inode of every file below ``root``."""
+    found: dict[str, int] = {}
+    stack = [root]
+    prefix = len(str(root)) + 1
+    while stack:
+        with os.scandir(stack.pop()) as entries:
+            for entry in entries:
+                if entry.is_dir(follow_symlinks=False):
+                    stack.append(Path(entry.path))
+                else:
+                    found[entry.path[prefix:]] = entry.inode()
+    return found
+
+
+def link_tree(files: dict[str, int], source: Path, target: Path) -> None:
+    """Hard-link every file of ``source`` into ``target``: keeps the old bytes alive across a rebuild."""
+    made: set[str] = set()
+    for relative in files:
+        parent = os.path.dirname(relative)
+        if parent not in made:
+            os.makedirs(target / parent, exist_ok=True)
+            made.add(parent)
+        os.link(source / relative, target / relative)
+
+
+def compare_rebuild(before: dict[str, int], snapshot: Path, out: Path, run: BuildRun) -> None:
+    after = inventory(out)
+    rewritten = [path for path, inode in after.items() if before.get(path) != inode]
+    run.rewritten = len(rewritten)
+    run.removed = len(before.keys() - after.keys())
+    run.rewritten_same_content = sum(
+        1 for path in rewritten
+        if path in before and (snapshot / path).read_bytes() == (out / path).read_bytes()
+    )
+
+
+def io_floor(files: list[str], source: Path, fresh: Path, batch_bytes: int = 512 * 1024**2) -> float:
+    """Seconds to write the same bytes to the same relative paths in a fresh folder (mkdirs included).
+
+    Files are read into memory in batches first; only the writing is timed.
+    """
+    total = 0.0
+    made: set[str] = set()
+    fresh_root = str(fresh)
+
+    def write(batch: list[tuple[str, bytes]]) -> float:
+        started = time.perf_counter()
+        for relative, data in batch:
+            parent = os.path.dirname(relative)
+            if parent not in made:
+                os.makedirs(os.path.join(fresh_root, parent), exist_ok=True)
+                made.add(parent)
+            with open(os.path.join(fresh_root, relative), "wb") as handle:
+                handle.write(data)
+        return time.perf_counter() - started
+
+    fresh.mkdir(parents=True)
+    batch: list[tuple[str, bytes]] = []
+    size = 0
+    for relative in files:
+        data = (source / relative).read_bytes()
+        batch.append((relative, data))
+        size += len(data)
+        if size >= batch_bytes:
+            total += write(batch)
+            batch, size = [], 0
+    total += write(batch)
+    return total
+
+
+# --- datasets --------------------------------------------------------------------------------------------------
+
+
+def count_rows(data: Path) -> dict[str, int]:
+    rows = {}
+    for path in sorted(data.glob("*.csv")):
+        with open(path, encoding="utf-8", newline="") as handle:
+            rows[path.stem] = sum(1 for _ in csv.reader(handle)) - 1
+    return rows
+
+
+def change_one_company(data: Path) -> str:
+    """Raise the valuation of the median valued company by 10 %; describe the change."""
+    path = data / "companies.csv"
+    with open(path, encoding="utf-8", newline="") as handle:
+        rows = list(csv.reader(handle))
+    header, body = rows[0], rows[1:]
+    column = header.index("valuation_usd")
+    valued = [row for row in body if row[column]]
+    row = valued[len(valued) // 2]
+    old = int(row[column])
+    row[column] = str(old + max(1, old // 10))
+    with open(path, "w", encoding="utf-8", newline="") as handle:
+        csv.writer(handle, lineterminator="\n").writerows([header, *body])
+    return f"company id {row[0]} ({row[header.index('slug')]}): valuation_usd {old:,} -> {int(row[column]):,}"
+
+
+def prepare(label: str, work: Path, seed: int) -> SizeResult:
+    data = work / "data"
+    if data.exists():
+        shutil.rmtree(data)
+    if label == "embedded":
+        check = subprocess.run([sys.executable, "-m", "generator", "check", "--data", str(EMBEDDED)], cwd=ROOT,
+                               capture_output=True, text=True)
+        source = EMBEDDED if check.returncode == 0 else TINY
+        shutil.copytree(source, data)
+        result = SizeResult(label, str(source.relative_to(ROOT)))
+        if source == TINY:
+            result.notes.append("data/ does not pass `python -m generator check` yet: measured tests/fixtures/tiny")
+    else:
+        companies = int(label)
+        started = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "generator", "synth", "--companies", str(companies), "--seed",
+                        str(seed), "--out", str(data)], cwd=ROOT, check=True, capture_output=True)
+        result = SizeResult(label, f"synth --companies {companies} --seed {seed}")
+        result.synth_seconds = time.perf_counter() - started
+    result.rows = count_rows(data)
+    return result
+
+
+# --- the benchmark ---------------------------------------------------------------------------------------------
+
+
+def bench_size(label: str, work: Path, seed: int, watchdog: Watchdog, keep: bool) -> SizeResult:
+    work.mkdir(parents=True, exist_ok=True)
+    result = prepare(label, work, seed)
+    data, out, fresh, snapshot = work / "data", work / "dist", work / "floor", work / "snapshot"
+    for leftover in (out, fresh, snapshot, work / ".dist.staging", work / ".dist.retired"):
+        if leftover.exists():
+            shutil.rmtree(leftover)
+    (work / "build.log").unlink(missing_ok=True)
+    try:
+        print(f"[{label}] build", file=sys.stderr)
+        result.build = run_build(data, out, work, watchdog)
+        files = inventory(out)
+        print(f"[{label}] I/O floor ({len(files):,} files)", file=sys.stderr)
+        result.floor_seconds = io_floor(sorted(files), out, fresh)
+        shutil.rmtree(fresh)
+
+        print(f"[{label}] no-op rebuild", file=sys.stderr)
+        link_tree(files, out, snapshot)
+        result.noop = run_build(data, out, work, watchdog)
+        compare_rebuild(files, snapshot, out, result.noop)
+        shutil.rmtree(snapshot)
+
+        print(f"[{label}] rebuild after a one-company change", file=sys.stderr)
+        files = inventory(out)
+        link_tree(files, out, snapshot)
+        result.change_description = change_one_company(data)
+        result.change = run_build(data, out, work, watchdog)
+        compare_rebuild(files, snapshot, out, result.change)
+    except Aborted as error:
+        result.notes.append(f"incomplete: {error}")
+    finally:
+        for folder in (fresh, snapshot) if keep else (fresh, snapshot, out):
+            if folder.exists():
+                shutil.rmtree(folder)
+    return result
+
+
+# --- report ----------------------------------------------------------------------------------------------------
+
+
+def _gb(value: float) -> str:
+    return f"{value / 1024**3:.2f} GiB" if value >= 1024**3 else f"{value / 1024**2:.0f} MiB"
+
+
+def _bytes(value: int) -> str:
+    return f"{value:,}"
+
+
+def _rules(run: BuildRun | None) -> str:
+    if run is None:
+        return "-"
+    counts = run.report.get("rewrite_rules", {})
+    return ", ".join(f"{count} ({where})" for where, count in counts.items()) or "-"
+
+
+def _summary_row(r: SizeResult) -> str:
+    cells = [f"{r.label} ({r.data})", f"{r.rows.get('companies', 0):,}"]
+    b = r.build
+    if b is None:
+        return "| " + " | ".join(cells + ["-"] * 11) + " |"
+    cells += [f"{b.report['files']:,}", _bytes(b.report["bytes"]), f"{b.seconds:.1f}"]
+    if r.floor_seconds:
+        cells += [f"{r.floor_seconds:.1f}", f"{b.seconds / r.floor_seconds:.1f}x"]
+    else:
+        cells += ["-", "-"]
+    cells.append(_gb(b.peak_rss_bytes))
+    cells += [f"{r.noop.seconds:.1f}", f"{r.noop.rewritten:,}"] if r.noop else ["-", "-"]
+    if r.change:
+        cells += [f"{r.change.seconds:.1f}", f"{r.change.rewritten:,} ({r.change.rewritten_same_content})"]
+    else:
+        cells += ["-", "-"]
+    cells.append(_rules(b))
+    return "| " + " | ".join(cells) + " |"
+
+
+def markdown(results: list[SizeResult], argv: list[str]) -> str:
+    lines = [
+        f"Command: `python bench/build.py {' '.join(argv)}`".rstrip(),
+        "",
+        f"Machine: {os.cpu_count()} CPUs, Python {platform.python_version()}, {platform.system()} "
+        f"{platform.release()}.",
+        "",
+        "| dataset | companies | files | bytes | build s | floor s | build/floor | peak RSS | no-op s "
+        "| no-op rewritten | 1-change s | 1-change rewritten (unchanged content) | rewrite rules |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    lines += [_summary_row(r) for r in results]
+    lines.append("")
+    lines.append(targets(results))
+    for r in results:
+        lines += ["", f"### {r.label}: {r.data}", ""]
+        lines += [f"- {note}" for note in r.notes]
+        lines.append("- input rows: " + ", ".join(f"{name} {count:,}" for name, count in r.rows.items()))
+        if r.synth_seconds is not None:
+            lines.append(f"- synthesis: {r.synth_seconds:.1f} s")
+        b = r.build
+        if b is None:
+            continue
+        report = b.report
+        lines.append(f"- build: {b.seconds:.2f} s in `build()` ({b.wall_seconds:.2f} s process wall incl. "
+                     f"interpreter start and imports), peak RSS {_gb(b.peak_rss_bytes)}")
+        if r.floor_seconds is not None:
+            lines.append(f"- I/O floor: {r.floor_seconds:.2f} s for the same {report['files']:,} files and "
+                         f"{report['bytes']:,} bytes; build/floor {b.seconds / r.floor_seconds:.1f}x")
+        for name, run in (("no-op rebuild", r.noop), ("one-company change", r.change)):
+            if run is not None:
+                lines.append(
+                    f"- {name}: {run.seconds:.2f} s, peak RSS {_gb(run.peak_rss_bytes)}, {run.rewritten:,} files "
+                    f"rewritten ({run.report.get('written')} by the writer's count), "
+                    f"{run.rewritten_same_content} of them with unchanged content, {run.removed:,} removed"
+                )
+        if r.change_description:
+            lines.append(f"- the change: {r.change_description}")
+        lines += ["", "| stage | build s | share | no-op s | 1-change s |", "|---|---:|---:|---:|---:|"]
+        for stage, seconds in report["stages"].items():
+            noop = r.noop.report["stages"].get(stage) if r.noop else None
+            change = r.change.report["stages"].get(stage) if r.change else None
+            lines.append(f"| {stage} | {seconds:.2f} | {seconds / max(b.seconds, 1e-9):.0%} | "
+                         f"{'-' if noop is None else f'{noop:.2f}'} | {'-' if change is None else f'{change:.2f}'} |")
+        lines += ["", "| endpoint | files | bytes |", "|---|---:|---:|"]
+        by_files = report.get("files_by_endpoint", {})
+        for endpoint in sorted(by_files):
+            lines.append(f"| {endpoint} | {by_files[endpoint]:,} | {report['bytes_by_endpoint'][endpoint]:,} |")
+    return "\n".join(lines) + "\n"
+
+
+def targets(results: list[SizeResult]) -> str:
+    checks: list[tuple[str, bool | None]] = []
+    by_label = {r.label: r for r in results}
+    ten, hundred = by_label.get("10000"), by_label.get("100000")
+    if ten is not None:
+        ok = ten.build is not None and bool(ten.floor_seconds)
+        checks.append(("10k: build <= 3x the I/O floor",
+                       ok and ten.build.seconds / ten.floor_seconds <= TARGET_RATIO_10K))
+        checks.append(("10k: peak memory < 2 GiB",
+                       ten.build is not None and ten.build.peak_rss_bytes < TARGET_PEAK_10K))
+    if hundred is not None:
+        runs = [run for run in (hundred.build, hundred.noop, hundred.change) if run is not None]
+        checks.append(("100k: completes under 4 GiB peak memory",
+                       hundred.build is not None and max(run.peak_rss_bytes for run in runs) < TARGET_PEAK_100K))
+    measured = [r for r in results if r.noop is not None]
+    if measured:
+        checks.append(("no-op rebuild rewrites 0 files", all(r.noop.rewritten == 0 for r in measured)))
+    changed = [r for r in results if r.change is not None]
+    if changed:
+        checks.append(("one-company change rewrites only files whose content changed",
+                       all(r.change.rewritten_same_content == 0 for r in changed)))
+    rule_counts = {json.dumps(r.build.report.get("rewrite_rules"), sort_keys=True) for r in results if r.build}
+    if len(rule_counts) > 0:
+        checks.append(("the number of rewrite rules is the same at every size", len(rule_counts) == 1))
+    lines = ["| target | result |", "|---|---|"]
+    lines += [f"| {name} | {'met' if ok else 'NOT MET'} |" for name, ok in checks]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sizes", default="embedded,10000,100000",
+                        help="comma-separated: 'embedded' and/or numbers of synthetic companies")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--work", type=Path, default=HERE / "out", help="work folder (gitignored bench/out)")
+    parser.add_argument("--markdown", type=Path, help="also write the Markdown report to this file")
+    parser.add_argument("--keep", action="store_true", help="keep each size's built output in the work folder")
+    parser.add_argument("--min-free-gb", type=float, default=5.0)
+    parser.add_argument("--min-free-inodes", type=int, default=1_000_000)
+    args = parser.parse_args(argv)
+    argv = sys.argv[1:] if argv is None else argv
+    args.work.mkdir(parents=True, exist_ok=True)
+    watchdog = Watchdog(args.work, int(args.min_free_gb * 1e9), args.min_free_inodes)
+    results: list[SizeResult] = []
+    for label in (s.strip() for s in args.sizes.split(",") if s.strip()):
+        if label != "embedded" and not label.isdigit():
+            parser.error(f"unknown size {label!r}")
+        result = bench_size(label, args.work / label, args.seed, watchdog, args.keep)
+        results.append(result)
+        (args.work / "results.json").write_text(json.dumps([asdict(r) for r in results], indent=2, default=str),
+                                                encoding="utf-8")
+        report = markdown(results, argv)
+        if args.markdown:
+            args.markdown.write_text(report, encoding="utf-8")
+    print(markdown(results, argv))
+
+
+if __name__ == "__main__":
+    main()

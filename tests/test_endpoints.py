@@ -1,0 +1,194 @@
+"""Every listing and detail of the registry, through `serve`, on the embedded dataset."""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+
+import pytest
+
+from generator.registry import DETAIL_ROUTES, LIST_ROUTES, Filter, ListRoute
+
+from . import oracle
+from .conftest import Served
+
+
+@pytest.fixture(scope="module")
+def spec(site: Served) -> dict:
+    status, body = site.get_json("/api/openapi")
+    assert status == 200
+    return body
+
+
+def allowed_values(spec: dict, route: ListRoute, flt: Filter) -> list[str]:
+    parameters = spec["paths"][route.path]["get"]["parameters"]
+    schema = next(p["schema"] for p in parameters if p["name"] == flt.name)
+    return [str(v) for v in schema.get("enum", [])]
+
+
+def crawl(site: Served, url: str, limit: int = 10_000) -> tuple[list[dict], dict]:
+    rows, first, pages = [], None, 0
+    while url and pages < limit:
+        status, body = site.get_json(url)
+        assert status == 200, url
+        first = first or body
+        rows += body["data"]
+        url = body["links"]["next"]
+        pages += 1
+    return rows, first or {}
+
+
+def field(row: dict, column: str) -> object:
+    value: object = row
+    for part in column.strip('"').split("."):
+        value = value[part]  # type: ignore[index]
+    return value
+
+
+def matches(route: ListRoute, flt: Filter, row: dict, value: str) -> bool:
+    if flt.kind == "ladder":
+        return row[flt.column] is not None and row[flt.column] >= int(value)
+    if flt.kind == "year":
+        return row["year"] == int(value)
+    if flt.kind == "text":
+        text = " ".join(str(row.get(k) or "") for k in ("name", "ticker", "subtitle"))
+        return any(word.startswith(value) for word in oracle.words(text))
+    if flt.multi:
+        return value in field(row, flt.column)  # type: ignore[operator]
+    return str(field(row, flt.column)) == value
+
+
+@pytest.mark.parametrize("route", LIST_ROUTES, ids=lambda r: r.name)
+def test_listing_crawls_to_the_end(site: Served, route: ListRoute) -> None:
+    rows, first = crawl(site, route.path)
+    assert first["meta"]["total"] == len(rows) > 0
+    serialized = [json.dumps(r, sort_keys=True) for r in rows]
+    assert len(set(serialized)) == len(serialized), "a row appears twice"
+    assert set(rows[0]) == set(route.model.model_fields)
+    for key, value in route.default_filters:
+        assert first["meta"]["filters"] == {key: value}
+
+
+@pytest.mark.parametrize("route", LIST_ROUTES, ids=lambda r: r.name)
+def test_every_documented_filter_value_returns_only_matching_rows(
+    site: Served, spec: dict, route: ListRoute
+) -> None:
+    rng = random.Random(route.name)
+    for flt in route.filters:
+        values = allowed_values(spec, route, flt)
+        if flt.kind == "text":
+            _, first = crawl(site, route.path, limit=1)
+            values = sorted({w[:n] for r in first["data"] for w in oracle.words(r["name"]) for n in (1, 3)})
+        else:
+            assert values, f"{route.name}.{flt.name} has no documented values"
+        sample = values if len(values) <= 60 else rng.sample(values, 60)
+        non_empty = 0
+        for value in sample:
+            rows, first = crawl(site, f"{route.path}?{flt.name}={value}", limit=3)
+            assert first["meta"]["filters"] == {flt.name: int(value) if flt.kind in ("ladder", "year") else value}
+            assert all(matches(route, flt, row, value) for row in rows), (route.name, flt.name, value)
+            non_empty += first["meta"]["total"] > 0
+        assert non_empty > 0, f"no value of {route.name}.{flt.name} returns anything"
+
+
+@pytest.mark.parametrize("route", LIST_ROUTES, ids=lambda r: r.name)
+def test_filters_that_do_not_combine_get_a_problem(site: Served, route: ListRoute, spec: dict) -> None:
+    pairs = route.incompatible_pairs()
+    if not pairs:
+        pytest.skip("every filter combines")
+    by_name = {f.name: f for f in route.filters}
+    for a, b in pairs:
+        va = allowed_values(spec, route, by_name[a])[:1] or ["a"]
+        vb = allowed_values(spec, route, by_name[b])[:1] or ["b"]
+        response = site.get(f"{route.path}?{a}={va[0]}&{b}={vb[0]}")
+        assert response.status == 404
+        assert "drop one of them" in response.json()["detail"]
+
+
+@pytest.mark.parametrize("route", DETAIL_ROUTES, ids=lambda r: r.name)
+def test_every_listed_resource_resolves(site: Served, route) -> None:
+    listing = next(r for r in LIST_ROUTES if r.path == route.path)
+    rows, _ = crawl(site, listing.path)
+    for row in rows:
+        for key in route.key_names:
+            status, body = site.get_json(f"{route.path}/{row[key]}")
+            assert status == 200, (route.name, row[key])
+            assert body["data"]["slug"] == row["slug"]
+
+
+def test_search_has_facet_counts(site: Served) -> None:
+    status, body = site.get_json("/api/search?q=a")
+    assert status == 200
+    facets = body["meta"]["facets"]
+    assert set(facets) == {"type", "sector", "country"}
+    assert sum(b["count"] for b in facets["type"]) == body["meta"]["total"]
+    status, companies = site.get_json("/api/search?q=a&type=company")
+    assert status == 200
+    assert companies["meta"]["total"] == next(b["count"] for b in facets["type"] if b["value"] == "company")
+
+
+def test_trending_ipo_ready_lists_its_score_components(site: Served) -> None:
+    rows, _ = crawl(site, "/api/trending?kind=ipo-ready")
+    assert rows
+    for row in rows:
+        assert row["score"] == pytest.approx(sum(c["points"] for c in row["components"]), abs=0.02)
+        assert {c["name"] for c in row["components"]} >= {"scale", "revenue", "ipo_pipeline"}
+    scores = [r["score"] for r in rows]
+    assert scores == sorted(scores, reverse=True)
+
+
+def test_exports_parse_and_match_the_manifest(site: Served) -> None:
+    import csv
+    import hashlib
+    import io
+
+    import duckdb
+
+    status, manifest = site.get_json("/api/export")
+    assert status == 200
+    tables = manifest["data"]["tables"]
+    for export_format in ("json", "csv", "parquet"):
+        status, index = site.get_json(f"/api/export?format={export_format}")
+        assert status == 200
+        for entry in index["data"]["files"]:
+            response = site.get(f"/api/export?format={export_format}&table={entry['table']}")
+            assert response.status == 200
+            assert hashlib.sha256(response.body).hexdigest() == entry["sha256"]
+            assert len(response.body) == entry["bytes"]
+            if export_format == "json" and entry["table"] != "dataset":
+                assert len(json.loads(response.body)["data"]) == entry["rows"] == tables[entry["table"]]
+            elif export_format == "csv":
+                assert response.body.endswith(b"\r\n") or entry["rows"] == 0
+                records = list(csv.reader(io.StringIO(response.body.decode("utf-8"), newline="")))
+                assert len(records) - 1 == entry["rows"] == tables[entry["table"]]
+                assert not any(c[:1] in ("=", "+", "@") for r in records[1:] for c in r)
+            elif export_format == "parquet":
+                path = site.root / entry["url"].lstrip("/")
+                count = duckdb.connect().execute(f"SELECT count(*) FROM read_parquet('{path}')").fetchone()[0]
+                assert count == entry["rows"] == tables[entry["table"]]
+
+
+def test_openapi_document_is_valid_and_complete(spec: dict) -> None:
+    from openapi_spec_validator import validate
+
+    validate(spec)
+    spec_paths = {"/api/companies", "/api/companies/{idOrSlug}", "/api/ipos", "/api/pre-ipos", "/api/offerings",
+                  "/api/calendar", "/api/search", "/api/news", "/api/filings", "/api/investors", "/api/funding",
+                  "/api/industries", "/api/trending", "/api/export", "/api/openapi"}
+    assert spec_paths <= set(spec["paths"])
+    assert "check primary filings" in spec["info"]["description"]
+    for route in LIST_ROUTES:
+        names = {p["name"] for p in spec["paths"][route.path]["get"]["parameters"]}
+        assert names == {f.name for f in route.filters} | {"sort", "page"}
+
+
+def test_schemathesis_finds_no_failure(site: Served) -> None:
+    pytest.importorskip("schemathesis")
+    result = subprocess.run(
+        [sys.executable, "-m", "schemathesis.cli", "run", f"{site.base}/api/openapi", "--url", site.base,
+         "--checks", "all", "--max-examples", "15", "--workers", "2", "--no-color"],
+        capture_output=True, text=True, timeout=900,
+    )
+    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
