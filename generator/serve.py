@@ -16,7 +16,6 @@ from urllib.parse import unquote, urlsplit
 from generator.problems import problem
 from generator.rewrites import CONTENT_TYPES, SITE_404_FILE, Router, headers_for, rules
 
-
 METHOD_NOT_ALLOWED = problem("method-not-allowed", "Method Not Allowed", 405,
                              "The API is read-only: use GET (or HEAD, OPTIONS).")
 
