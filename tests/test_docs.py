@@ -1,0 +1,41 @@
+"""Docs cannot drift: generated files are current, and the README names every endpoint and command."""
+
+from __future__ import annotations
+
+from click.testing import CliRunner
+
+from generator.cli import main
+from generator.dictionary import data_dictionary
+from generator.registry import ROUTES
+from generator.schema import TABLES
+
+from .conftest import ROOT
+
+
+def test_data_dictionary_is_current() -> None:
+    assert (ROOT / "data" / "README.md").read_text(encoding="utf-8") == data_dictionary(), (
+        "data/README.md is out of date: run python -m generator data-dictionary")
+
+
+def test_data_dictionary_documents_every_column() -> None:
+    text = data_dictionary()
+    for table in TABLES:
+        assert f"## `{table.file_name}`" in text
+        for column in table.model.model_fields:
+            assert f"| `{column}` |" in text, (table.name, column)
+
+
+def test_readme_names_every_endpoint_and_command() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    for route in ROUTES:
+        assert f"`{route.path}" in readme, route.path
+    for command in main.commands:
+        assert f"python -m generator {command}" in readme, command
+
+
+def test_check_commands_pass_on_the_committed_files() -> None:
+    runner = CliRunner()
+    for command in ("data-dictionary", "netlify-toml"):
+        path = ROOT / ("data/README.md" if command == "data-dictionary" else "netlify.toml")
+        result = runner.invoke(main, [command, "--check", "--path", str(path)])
+        assert result.exit_code == 0, result.output
