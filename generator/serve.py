@@ -60,7 +60,8 @@ def make_handler(site: Site) -> type[BaseHTTPRequestHandler]:
             parts = urlsplit(self.path)
             status, file, served_as = site.resolve(parts.path, parts.query)
             body = file.read_bytes() if file is not None else b""
-            content_type = CONTENT_TYPES.get(os.path.splitext(served_as)[1], "application/octet-stream")
+            served_file = file.name if file is not None else served_as
+            content_type = CONTENT_TYPES.get(os.path.splitext(served_file)[1], "application/octet-stream")
             headers = {"Content-Type": content_type, **headers_for(parts.path), **headers_for(served_as)}
             self.send_response(status)
             for name, value in headers.items():

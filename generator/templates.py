@@ -10,7 +10,7 @@ TEMPLATE_DIR = Path(__file__).resolve().parent.parent / "templates"
 
 _environment = jinja2.Environment(
     loader=jinja2.FileSystemLoader(TEMPLATE_DIR),
-    autoescape=jinja2.select_autoescape(["html"]),
+    autoescape=jinja2.select_autoescape(["html", "html.j2"]),
     undefined=jinja2.StrictUndefined,
     keep_trailing_newline=True,
 )

@@ -62,7 +62,11 @@ def test_changed_company_rewrites_only_changed_files(tmp_path: Path) -> None:
     report = build(BuildConfig(data, out))
     after = tree(out)
     changed = {path for path in after if before.get(path) != after[path]}
-    assert changed == {"api/companies/10.json", "api/companies/figma.json"}
+    profiles = {"api/companies/10.json", "api/companies/figma.json"}
+    exports = {f"api/export/{f}/companies.{f}" for f in ("json", "csv", "parquet")}
+    manifests = {"api/export/json/dataset.json", "api/export/json/index.json", "api/export/csv/index.json",
+                 "api/export/parquet/index.json"}
+    assert profiles | exports <= changed <= profiles | exports | manifests
     assert report.written == len(changed)
 
 

@@ -180,10 +180,6 @@ class Table:
 # The specs: one per (route, kind of URL), known at collection time; the URLs come from the build. -------------
 
 
-def _filters(route: ListRoute, names: tuple[str, ...] | list[str]) -> list[Filter]:
-    return [f for f in route.filters if f.name in names]
-
-
 def _chosen(t: Table, route: ListRoute, filters: list[Filter]) -> list[tuple[str, str]]:
     """The value with most results of each filter that has one in the build, in the given order."""
     out = []
@@ -317,7 +313,8 @@ def spec_document(t: Table, route: DocumentRoute) -> None:
 
 def spec_export(t: Table, route: ExportRoute) -> None:
     t.direct(route.path, route.index_path(), 200, OK, "no query: the overall manifest")
-    t.direct(f"{route.path}?table=companies", route.index_path(), 200, OK, "table without format: the manifest")
+    t.direct(f"{route.path}?table=companies", route.table_without_format_error, 404, PROBLEM,
+             "table without format: a problem")
     for export_format in route.formats:
         folder = t.build.root / route.index_path(export_format).lstrip("/")
         tables = sorted(p.stem for p in folder.parent.glob(f"*.{export_format}") if p.name != "index.json")
@@ -647,8 +644,8 @@ def expected_rule_count() -> int:
     """From the registry alone. A listing has one rule per pair of filters that share no group, then one per
     distinct subset of (a group + sort + page). With the default groups (r regular filters together, e
     exclusive ones alone, k = r + e) that is e(k - 1) - e(e - 1)/2 + 4e + 2^(r + 2); e.g. k + 4 + 2^(k + 2)
-    for k filters and one exclusive text query. Then 3 for the export (format + table, format, neither), one
-    per document, one per detail route, and the /api/* catch-all."""
+    for k filters and one exclusive text query. Then 4 for the export (format + table, format, table alone: a
+    problem, neither), one per document, one per detail route, and the /api/* catch-all."""
     total = 0
     for route in LIST_ROUTES:
         if route.combinable is None:
@@ -663,7 +660,7 @@ def expected_rule_count() -> int:
             for size in range(len(names) + 1) for c in itertools.combinations(names, size)
         }
         total += len(_incompatible(route)) + len(subsets)
-    return total + 3 + len(DOCUMENT_ROUTES) + len(DETAIL_ROUTES) + 1
+    return total + 4 + len(DOCUMENT_ROUTES) + len(DETAIL_ROUTES) + 1
 
 
 

@@ -39,7 +39,7 @@ def test_embedded_dataset_is_valid_and_large_enough(tables: dict[str, list[dict]
     assert len(tables["funding_rounds"]) >= 400
     portfolio = Counter()
     round_company = {r["id"]: r["company_id"] for r in tables["funding_rounds"]}
-    for investor, company in {(ri["investor_id"], round_company[ri["round_id"]]) for ri in tables["round_investors"]}:
+    for investor, _company in {(ri["investor_id"], round_company[ri["round_id"]]) for ri in tables["round_investors"]}:
         portfolio[investor] += 1
     assert sum(1 for n in portfolio.values() if n >= 5) >= 20, "portfolio counts should be meaningful"
     assert any(ri["is_lead"] for ri in tables["round_investors"])
