@@ -37,7 +37,11 @@ def main(data: Path, out: Path, report_path: Path) -> None:
     from generator.build import BuildConfig, build
 
     imported = time.perf_counter()
-    report = build(BuildConfig(data, out))
+
+    def progress(message: str) -> None:  # into the build log, so a run stopped half-way shows how far it got
+        print(f"{time.perf_counter() - imported:9.1f}s {message}", file=sys.stderr, flush=True)
+
+    report = build(BuildConfig(data, out), progress)
     finished = time.perf_counter()
     result = {
         "import_seconds": imported - started,

@@ -31,12 +31,15 @@ class Site:
         decoded = unquote(url_path)
         if "\x00" in decoded:
             return None
-        candidate = (self.root / decoded.lstrip("/")).resolve()
-        if candidate != self.root and self.root not in candidate.parents:
+        try:
+            candidate = (self.root / decoded.lstrip("/")).resolve()
+            if candidate != self.root and self.root not in candidate.parents:
+                return None
+            if candidate.is_dir():
+                candidate = candidate / "index.html"
+            return candidate if candidate.is_file() else None
+        except (OSError, ValueError):  # e.g. a name too long for the filesystem: no such file
             return None
-        if candidate.is_dir():
-            candidate = candidate / "index.html"
-        return candidate if candidate.is_file() else None
 
     def resolve(self, url_path: str, query: str) -> tuple[int, Path | None, str]:
         """(status, file, the path the file was found at) for a request."""

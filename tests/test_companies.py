@@ -187,3 +187,10 @@ def test_every_response_carries_the_disclaimer(tiny_site: Served) -> None:
     disclaimer = json.loads((TINY / "dataset.json").read_text())["disclaimer"]
     for path in ("/api/companies", "/api/companies/stripe", "/api/companies?q=arm"):
         assert tiny_site.get_json(path)[1]["meta"]["disclaimer"] == disclaimer
+
+
+@pytest.mark.parametrize("query", ["q=" + "a" * 400, "q=%C4%B0" * 200, "sector=" + "x" * 5000])
+def test_over_long_values_are_a_404_not_a_crash(tiny_site: Served, query: str) -> None:
+    response = tiny_site.get(f"/api/companies?{query}")
+    assert response.status == 404
+    assert response.json()["status"] == 404
