@@ -148,7 +148,7 @@ class RouteView:
     per_page: int = 0
     groups: list[list[str]] = field(default_factory=list)
     combine_freely: bool = True
-    incompatible_pairs: list[tuple[str, str]] = field(default_factory=list)
+    incompatible_sets: list[tuple[str, ...]] = field(default_factory=list)
     problem_id: str = ""
     default_filters: list[tuple[str, str]] = field(default_factory=list)
     facets: list[str] = field(default_factory=list)
@@ -176,7 +176,7 @@ def _example_views(urls: Sequence[str], router: Router) -> list[ExampleView]:
 
 def _list_view(route: ListRoute, urls: Sequence[str], router: Router) -> RouteView:
     groups = [[f.name for f in group] for group in route.groups if group]
-    pairs = route.incompatible_pairs()
+    pairs = route.incompatible_sets()
     pattern = "/".join(
         [route.path, *(f"{f.name}={{{f.name}}}" for f in route.filters), f"{SORT_PARAM}={{sort}}",
          f"{PAGE_PARAM}={{page}}.json"]
@@ -190,7 +190,7 @@ def _list_view(route: ListRoute, urls: Sequence[str], router: Router) -> RouteVi
         sorts=[(value, value == route.default_sort) for value in route.sort_values],
         descending=any(v.startswith("-") for v in route.sort_values),
         default_sort=route.default_sort, per_page=route.per_page, groups=groups,
-        combine_freely=not pairs, incompatible_pairs=pairs,
+        combine_freely=not pairs, incompatible_sets=pairs,
         problem_id=f"problem-{route.name}-filter-combination" if pairs else "",
         default_filters=list(route.default_filters), facets=list(route.facets), path_pattern=pattern,
     )

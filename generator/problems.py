@@ -30,7 +30,7 @@ def problem_files() -> Iterator[tuple[str, bytes]]:
         f"{EXPORT_ROUTE.path}?format=csv&table=companies.",
     )
     for route in LIST_ROUTES:
-        if not route.incompatible_pairs():
+        if not route.incompatible_sets():
             continue
         allowed = "; ".join(", ".join(f"`{f.name}`" for f in group) for group in route.groups)
         yield route.combination_error, problem(

@@ -18,6 +18,7 @@ the tree shallow, which is what makes the build fast: directories cost more than
 
 from __future__ import annotations
 
+import itertools
 import typing
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -131,11 +132,18 @@ class ListRoute:
         by_name = {f.name: f for f in self.filters}
         return [tuple(by_name[n] for n in by_name if n in group) for group in self.combinable]
 
-    def incompatible_pairs(self) -> list[tuple[str, str]]:
-        """Pairs of filters that share no group."""
+    def incompatible_sets(self) -> list[tuple[str, ...]]:
+        """The smallest sets of filters that no group contains (pairs, or e.g. three filters that only
+        combine two at a time): a request naming all filters of one of them gets a problem response."""
         names = [f.name for f in self.filters]
-        together = {(a.name, b.name) for g in self.groups for a in g for b in g}
-        return [(a, b) for i, a in enumerate(names) for b in names[i + 1:] if (a, b) not in together]
+        groups = [{f.name for f in g} for g in self.groups]
+        found: list[tuple[str, ...]] = []
+        for size in range(2, len(names) + 1):
+            for subset in itertools.combinations(names, size):
+                if any(set(subset) <= g for g in groups) or any(set(s) <= set(subset) for s in found):
+                    continue
+                found.append(subset)
+        return found
 
 
 DetailBuilder = Callable[["duckdb.DuckDBPyConnection", "DatasetInfo"], Iterator[tuple[tuple[str, ...], BaseModel]]]

@@ -51,7 +51,7 @@ def list_route_rules(route: ListRoute) -> list[Rule]:
     filter_names = {f.name for f in route.filters}
     defaults = dict(route.default_filters)
     # A request naming filters that cannot combine gets a clear answer instead of a silently ignored filter.
-    rules = [Rule(route.path, route.combination_error, 404, pair) for pair in route.incompatible_pairs()]
+    rules = [Rule(route.path, route.combination_error, 404, pair) for pair in route.incompatible_sets()]
     order = [f.name for f in route.filters] + list(pagination)
     subsets: set[tuple[str, ...]] = set()
     for group in route.groups:

@@ -124,14 +124,12 @@ class Build:
 def expected_target(route: ListRoute, params: dict[str, str]) -> tuple[str, int]:
     """The contract of a listing URL, read from the registry (not from the rules): file and rule status.
 
-    Filters that share no group of ``route.groups`` give the route's combination problem (404); filters that
-    all sit in one group give their file; the route's default filters apply when none is named."""
+    Filters that no group of ``route.groups`` holds together give the route's combination problem (404);
+    filters that all sit in one group give their file; the route's default filters apply when none is named."""
     named = [f.name for f in route.filters if f.name in params]
     groups = [{f.name for f in group} for group in route.groups]
-    if any(not any({a, b} <= g for g in groups) for a, b in itertools.combinations(named, 2)):
-        return route.combination_error, 404
     if not any(set(named) <= g for g in groups):
-        raise ValueError(f"{route.name}: {named} are pairwise compatible but share no group: unspecified")
+        return route.combination_error, 404
     sort = params.get(SORT_PARAM, route.default_sort)
     page = params.get(PAGE_PARAM, "1")
     filters = {name: params[name] for name in named} or dict(route.default_filters)
@@ -190,9 +188,16 @@ def _chosen(t: Table, route: ListRoute, filters: list[Filter]) -> list[tuple[str
     return out
 
 
-def _incompatible(route: ListRoute) -> list[tuple[Filter, Filter]]:
+def _incompatible(route: ListRoute) -> list[tuple[Filter, ...]]:
+    """Smallest sets of filters that no group contains (computed here independently of the registry)."""
     groups = [set(group) for group in route.groups]
-    return [(a, b) for a, b in itertools.combinations(route.filters, 2) if not any({a, b} <= g for g in groups)]
+    found: list[tuple[Filter, ...]] = []
+    for size in range(2, len(route.filters) + 1):
+        for combo in itertools.combinations(route.filters, size):
+            if any(set(combo) <= g for g in groups) or any(set(f) <= set(combo) for f in found):
+                continue
+            found.append(combo)
+    return found
 
 
 def spec_plain(t: Table, route: ListRoute) -> None:
@@ -231,13 +236,14 @@ def spec_groups(t: Table, route: ListRoute) -> None:
 
 def spec_incompatible(t: Table, route: ListRoute) -> None:
     """Filters that do not combine get the route's problem document, whatever the order and values."""
-    for a, b in _incompatible(route):
-        va, vb = t.build.value(route, a) or UNKNOWN_VALUE, t.build.value(route, b) or UNKNOWN_VALUE
-        t.listing(route, [(a.name, va), (b.name, vb)], PROBLEM, f"{a.name} with {b.name}")
-        t.listing(route, [(b.name, vb), (SORT_PARAM, route.default_sort), (a.name, va)], PROBLEM,
-                  f"{b.name} with {a.name}, reordered, sorted")
-        t.listing(route, [(a.name, va), (b.name, "")], PROBLEM, f"{a.name} with an empty {b.name}")
-        t.listing(route, [(a.name, UNKNOWN_VALUE), (b.name, UNKNOWN_VALUE), (PAGE_PARAM, "2")], PROBLEM,
+    for combo in _incompatible(route):
+        values = [(f.name, t.build.value(route, f) or UNKNOWN_VALUE) for f in combo]
+        names = " with ".join(f.name for f in combo)
+        t.listing(route, values, PROBLEM, names)
+        t.listing(route, [*values[:0:-1], (SORT_PARAM, route.default_sort), values[0]], PROBLEM,
+                  f"{names}, reordered, sorted")
+        t.listing(route, [*values[:-1], (combo[-1].name, "")], PROBLEM, f"{names}, the last one empty")
+        t.listing(route, [*((f.name, UNKNOWN_VALUE) for f in combo), (PAGE_PARAM, "2")], PROBLEM,
                   "unknown values do not matter")
     chosen = _chosen(t, route, list(route.filters))
     t.listing(route, chosen, PROBLEM, "every filter of the route")

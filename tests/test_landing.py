@@ -255,7 +255,7 @@ def test_every_route_is_documented_from_the_registry(landing: Landing) -> None:
             assert f"<code>{route.default_sort}</code> (default)" in section
             for flt in route.filters:
                 assert f'<td class="name"><code>{flt.name}</code></td>' in section, (route.name, flt.name)
-            if route.incompatible_pairs():
+            if route.incompatible_sets():
                 assert f'href="#problem-{route.name}-filter-combination"' in section
         for url in landing.examples[route.name]:
             assert f'href="{html.escape(url)}"' in section, (route.name, url)
@@ -281,7 +281,7 @@ def test_page_basics(landing: Landing) -> None:
 def test_every_problem_type_has_its_anchor(landing: Landing) -> None:
     ids = collect(landing.html).ids
     assert len(ids) == len(set(ids)), "duplicate ids"
-    expected = problem_ids() | {f"problem-{r.name}-filter-combination" for r in LIST_ROUTES if r.incompatible_pairs()}
+    expected = problem_ids() | {f"problem-{r.name}-filter-combination" for r in LIST_ROUTES if r.incompatible_sets()}
     assert "problem-not-found" in expected
     assert expected <= set(ids), expected - set(ids)
 
