@@ -48,7 +48,9 @@ class Site:
             return 200, found, url_path
         match = self.router.match(url_path, query)
         if match is not None:
-            target = self.file(urlsplit(match.target).path)
+            target_path = urlsplit(match.target).path
+            # An empty placeholder leaves an empty segment ("//"); no deployed file has one.
+            target = None if "//" in target_path else self.file(target_path)
             if target is not None:
                 return match.rule.status, target, match.target
         return 404, self.file(SITE_404_FILE), SITE_404_FILE

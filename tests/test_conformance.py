@@ -80,7 +80,8 @@ class Build:
     _values: dict[tuple[str, str], list[str]] = field(default_factory=dict)
 
     def exists(self, url_path: str) -> bool:
-        return (self.root / url_path.lstrip("/")).is_file()
+        """Whether a file is deployed at exactly this path (none has an empty segment)."""
+        return "//" not in url_path and (self.root / url_path.lstrip("/")).is_file()
 
     def meta(self, url_path: str) -> dict:
         return json.loads((self.root / url_path.lstrip("/")).read_bytes())["meta"]
@@ -335,8 +336,8 @@ def spec_export(t: Table, route: ExportRoute) -> None:
         t.direct(f"{route.path}?format={export_format}&table={UNKNOWN_VALUE}",
                  route.file_path(export_format, UNKNOWN_VALUE), 200, MISSING, "unknown table")
     t.direct(f"{route.path}?format={UNKNOWN_VALUE}", route.index_path(UNKNOWN_VALUE), 200, MISSING, "unknown format")
-    # An empty format rewrites to {path}//index.json: every host here folds "//", giving the overall manifest.
-    t.direct(f"{route.path}?format=", route.index_path(), 200, OK, "empty format: '//' folds to the manifest")
+    # An empty format rewrites to {path}//index.json: no file has an empty segment, so it is a 404.
+    t.direct(f"{route.path}?format=", f"{route.path}//index.json", 404, MISSING, "empty format: no such file")
 
 
 def spec_site(t: Table) -> None:

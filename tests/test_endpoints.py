@@ -187,7 +187,8 @@ def test_schemathesis_finds_no_failure(site: Served, tmp_path) -> None:
     pytest.importorskip("schemathesis")
     result = subprocess.run(
         [sys.executable, "-m", "schemathesis.cli", "run", f"{site.base}/api/openapi", "--url", site.base,
-         "--checks", "all", "--max-examples", "15", "--workers", "2", "--no-color"],
+         "--checks", "all", "--max-examples", "30", "--workers", "2", "--no-color",
+         "--seed", "20251121"],  # reproducible in CI; random seeds were explored locally (see the commit log)
         capture_output=True, text=True, timeout=900, cwd=tmp_path,  # its cache stays out of the repository
     )
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]

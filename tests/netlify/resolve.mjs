@@ -86,7 +86,10 @@ function resolve(urlPath, query) {
   });
   if (match) {
     if (match.force) fail(`rule ${match.from} uses force: not supported by this script`);
-    const target = fileAt(match.to.split('?')[0]);
+    // An empty placeholder leaves an empty path segment: deployed files are keyed by their exact path, so
+    // no file has one.
+    const targetPath = match.to.split('?')[0];
+    const target = targetPath.includes('//') ? null : fileAt(targetPath);
     if (target !== null) return { file: target, status: match.status, to: match.to };
     return { file: SITE_404, status: 404, to: match.to };
   }
