@@ -103,6 +103,7 @@ def build(config: BuildConfig, progress: Progress = lambda _: None) -> BuildRepo
     progress("load: loading tables into DuckDB")
     con = duckdb.connect(":memory:", config={"threads": config.threads} if config.threads else {})
     load_into(con, tables)
+    con.execute(listing.read_sql("views"))
     del tables
     stage("load")
 

@@ -33,8 +33,7 @@ SELECT
     e.estimated,
     e.ipo_id,
     i.status AS ipo_status,
-    {'id': c.id, 'slug': c.slug, 'name': c.name, 'sector': c.sector, 'country': c.country,
-     'url': '/api/companies/' || c.slug} AS company,
+    (SELECT ref FROM company_refs AS cr WHERE cr.id = c.id) AS company,
     i.exchange,
     i.ticker,
     e.description

@@ -1,8 +1,7 @@
 -- One row per funding round, with its lead investors.
 SELECT
     r.id,
-    {'id': c.id, 'slug': c.slug, 'name': c.name, 'sector': c.sector, 'country': c.country,
-     'url': '/api/companies/' || c.slug} AS company,
+    (SELECT ref FROM company_refs AS cr WHERE cr.id = c.id) AS company,
     r.stage,
     r.announced_date,
     year(r.announced_date) AS year,

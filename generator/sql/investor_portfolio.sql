@@ -1,8 +1,7 @@
 -- Per investor: each portfolio company with rounds joined, whether it led one, first and last round dates.
 SELECT
     ri.investor_id,
-    {'id': c.id, 'slug': c.slug, 'name': c.name, 'sector': c.sector, 'country': c.country,
-     'url': '/api/companies/' || c.slug} AS company,
+    (SELECT ref FROM company_refs AS cr WHERE cr.id = c.id) AS company,
     count(*)::INTEGER AS rounds,
     bool_or(ri.is_lead) AS led,
     min(r.announced_date) AS first_round_date,

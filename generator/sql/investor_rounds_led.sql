@@ -2,8 +2,7 @@
 SELECT
     ri.investor_id,
     r.id,
-    {'id': c.id, 'slug': c.slug, 'name': c.name, 'sector': c.sector, 'country': c.country,
-     'url': '/api/companies/' || c.slug} AS company,
+    (SELECT ref FROM company_refs AS cr WHERE cr.id = c.id) AS company,
     r.stage,
     r.announced_date,
     r.amount_usd

@@ -7,8 +7,7 @@ SELECT
         WHEN 'listed' THEN i.listing_date WHEN 'withdrawn' THEN i.withdrawn_date WHEN 'postponed' THEN i.postponed_date
     END AS status_date,
     year(status_date) AS year,
-    {'id': c.id, 'slug': c.slug, 'name': c.name, 'sector': c.sector, 'country': c.country,
-     'url': '/api/companies/' || c.slug} AS company,
+    (SELECT ref FROM company_refs AS cr WHERE cr.id = c.id) AS company,
     i.ticker,
     i.exchange,
     e.name AS exchange_name,

@@ -6,7 +6,6 @@ SELECT
     n.summary,
     n.publisher,
     n.tags,
-    {'id': c.id, 'slug': c.slug, 'name': c.name, 'sector': c.sector, 'country': c.country,
-     'url': '/api/companies/' || c.slug} AS company
+    (SELECT ref FROM company_refs AS cr WHERE cr.id = c.id) AS company
 FROM news AS n
 JOIN companies AS c ON c.id = n.company_id
