@@ -327,10 +327,13 @@ ROUTES: tuple[ListRoute | DetailRoute | ExportRoute | DocumentRoute, ...] = (
     ListRoute(
         name="search", path="/api/search", summary="Unified search with facet counts",
         description="Companies, investors and industries whose name has a word starting with `q`; "
-        "`meta.facets` counts the whole result set by type, sector and country.",
+        "`meta.facets` counts the whole result set by type, sector and country. `q` and `type` each combine "
+        "with `sort` and `page` only (one file per indexed prefix keeps the index bounded).",
         rows_sql="search", model=responses.SearchResult, key="entry_key",
-        filters=(_text(Q_DESCRIPTION.format(extra=" (or ticker)"), "search_text", exclusive=False),
-                 _category("type", "Result type.", domain=("company", "industry", "investor"))),
+        filters=(_text(Q_DESCRIPTION.format(extra=" (or ticker)"), "search_text"),
+                 _category("type", "Result type: every result of one type (combines with sort and page only; "
+                           "meta.facets counts a query's results by type).", exclusive=True,
+                           domain=("company", "industry", "investor"))),
         sorts=(SortField("name", "lower(name)"),), default_sort="name", per_page=25,
         facets=("type", "sector", "country"),
     ),
