@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
+import sys
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -9,12 +12,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import duckdb
+import jinja2
+import pydantic
 
 from generator import exports, listing, openapi, problems, serialize
 from generator.landing import landing_page
-from generator.load import load_into, validate
+from generator.load import DATASET_INFO_FILE, load_into, validate
 from generator.registry import DETAIL_ROUTES, DOCUMENT_ROUTES, EXPORT_ROUTE, LIST_ROUTES, ListRoute
-from generator.schema import DatasetInfo
+from generator.schema import TABLES, DatasetInfo
+from generator.templates import TEMPLATE_DIR
 from generator.writer import OutputError, OutputWriter
 
 OUTPUT_MARKER = ".company-ipo-api"
@@ -26,6 +32,34 @@ class BuildConfig:
     data_dir: Path
     out_dir: Path
     threads: int | None = None
+    force: bool = False
+    """Rebuild even when the previous output was made from the same data by the same code."""
+
+
+def fingerprint(data_dir: Path) -> str:
+    """sha256 over everything the output depends on: the data files, the generator's code, SQL and templates,
+    and the versions of the libraries that shape bytes. The build is deterministic, so an equal fingerprint
+    means an equal output."""
+    digest = hashlib.sha256()
+    package = Path(__file__).resolve().parent
+    sources = sorted([*package.rglob("*.py"), *package.rglob("*.sql"), *TEMPLATE_DIR.rglob("*")])
+    inputs = [data_dir / t.file_name for t in TABLES] + [data_dir / DATASET_INFO_FILE]
+    for root, paths in ((package.parent, sources), (data_dir, inputs)):
+        for path in paths:
+            if path.is_file():
+                name = path.relative_to(root).as_posix().encode()
+                digest.update(name + b"\0" + path.read_bytes() + b"\0")
+    versions = (f"python {sys.version_info[:3]} duckdb {duckdb.__version__} pydantic {pydantic.VERSION} "
+                f"jinja2 {jinja2.__version__}")
+    digest.update(versions.encode())
+    return digest.hexdigest()
+
+
+def _previous_marker(out: Path) -> dict:
+    try:
+        return json.loads((out / OUTPUT_MARKER).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
 
 
 @dataclass
@@ -96,6 +130,13 @@ def build(config: BuildConfig, progress: Progress = lambda _: None) -> BuildRepo
         clock = now
 
     _check_output_folder(config.out_dir)
+    inputs = fingerprint(config.data_dir)
+    previous = _previous_marker(config.out_dir)
+    if not config.force and previous.get("fingerprint") == inputs:
+        progress("unchanged: same data and code as the existing output (use --force to rebuild)")
+        report.files, report.bytes = previous["files"], previous["bytes"]
+        stage("unchanged")
+        return report
     progress("validate: reading and checking the dataset")
     info, tables = validate(config.data_dir)  # everything is checked before the first byte is written
     stage("validate")
@@ -140,7 +181,11 @@ def build(config: BuildConfig, progress: Progress = lambda _: None) -> BuildRepo
         emit("/index.html", landing_page(info, examples))
         for path, body in problems.problem_files():
             emit(path, body)
-        emit(OUTPUT_MARKER, serialize.document({"generator": "company-ipo-api", "as_of": info.as_of}))
+        stats = writer.stats
+        emit(OUTPUT_MARKER, serialize.document({
+            "generator": "company-ipo-api", "as_of": info.as_of, "fingerprint": inputs,
+            "files": stats.files + 1, "bytes": stats.bytes,
+        }))
         stage("docs")
         progress("commit: swapping the new output in")
         writer.commit()

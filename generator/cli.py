@@ -41,7 +41,8 @@ def check(data_dir: Path) -> None:
 @click.option("--out", "out_dir", type=click.Path(path_type=Path), default=DEFAULT_OUT, show_default=True,
               help="Output folder; replaced atomically, unchanged files kept as they were.")
 @click.option("--quiet", is_flag=True, help="Print nothing but errors.")
-def build(data_dir: Path, out_dir: Path, quiet: bool) -> None:
+@click.option("--force", is_flag=True, help="Rebuild even if data and code are those of the existing output.")
+def build(data_dir: Path, out_dir: Path, quiet: bool, force: bool) -> None:
     """Validate the dataset and write the whole API as static files."""
     from generator.build import BuildConfig
     from generator.build import build as run_build
@@ -53,7 +54,7 @@ def build(data_dir: Path, out_dir: Path, quiet: bool) -> None:
             click.echo(f"  {message}", err=True)
 
     try:
-        report = run_build(BuildConfig(data_dir, out_dir), progress)
+        report = run_build(BuildConfig(data_dir, out_dir, force=force), progress)
     except (DataError, OutputError) as error:
         raise _fail_on_data_error(error) from None
     if quiet:

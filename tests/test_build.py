@@ -45,10 +45,21 @@ def test_noop_rebuild_rewrites_no_file(tmp_path: Path) -> None:
     out = tmp_path / "dist"
     first = build(BuildConfig(TINY, out))
     before = inodes(out)
-    second = build(BuildConfig(TINY, out))
+    second = build(BuildConfig(TINY, out, force=True))  # the full pipeline, not the unchanged-inputs shortcut
     assert second.written == 0 and second.files == first.files
     assert inodes(out) == before
     assert not any(p.name.startswith(".dist.") for p in tmp_path.iterdir()), "staging folder left behind"
+
+
+def test_unchanged_inputs_skip_the_build_unless_forced(tmp_path: Path) -> None:
+    out = tmp_path / "dist"
+    first = build(BuildConfig(TINY, out))
+    before = inodes(out)
+    skipped = build(BuildConfig(TINY, out))
+    assert list(skipped.stages) == ["unchanged"] and skipped.written == 0 and skipped.files == first.files
+    forced = build(BuildConfig(TINY, out, force=True))
+    assert "listings" in forced.stages and forced.written == 0 and forced.files == first.files
+    assert inodes(out) == before
 
 
 def test_changed_company_rewrites_only_changed_files(tmp_path: Path) -> None:
@@ -65,7 +76,7 @@ def test_changed_company_rewrites_only_changed_files(tmp_path: Path) -> None:
     profiles = {"api/companies/10.json", "api/companies/figma.json"}
     exports = {f"api/export/{f}/companies.{f}" for f in ("json", "csv", "parquet")}
     manifests = {"api/export/json/dataset.json", "api/export/json/index.json", "api/export/csv/index.json",
-                 "api/export/parquet/index.json"}
+                 "api/export/parquet/index.json", ".company-ipo-api"}  # the marker records the inputs' fingerprint
     assert profiles | exports <= changed <= profiles | exports | manifests
     assert report.written == len(changed)
 
