@@ -74,6 +74,7 @@ class SizeResult:
     build: BuildRun | None = None
     floor_seconds: float | None = None
     noop: BuildRun | None = None
+    skip_seconds: float | None = None
     change: BuildRun | None = None
     change_description: str = ""
     notes: list[str] = field(default_factory=list)
@@ -127,10 +128,11 @@ def run_process(command: list[str], log: Path, watchdog: Watchdog | None) -> tup
     return wall, usage.ru_maxrss * 1024  # kilobytes on Linux
 
 
-def run_build(data: Path, out: Path, work: Path, watchdog: Watchdog) -> BuildRun:
+def run_build(data: Path, out: Path, work: Path, watchdog: Watchdog, force: bool = False) -> BuildRun:
     report_path = work / "report.json"
     report_path.unlink(missing_ok=True)
     command = [sys.executable, str(HERE / "run_build.py"), str(data), str(out), str(report_path)]
+    command += ["--force"] if force else []
     wall, peak = run_process(command, work / "build.log", watchdog)
     return BuildRun(wall, peak, json.loads(report_path.read_text(encoding="utf-8")))
 
@@ -262,7 +264,18 @@ def prepare(label: str, work: Path, seed: int) -> SizeResult:
 # --- the benchmark ---------------------------------------------------------------------------------------------
 
 
-def bench_size(label: str, work: Path, seed: int, watchdog: Watchdog, keep: bool) -> SizeResult:
+def _say(label: str, what: str, run: BuildRun) -> None:
+    """Each figure as soon as it is measured: a long run stopped later still leaves its numbers in the log."""
+    stages = ", ".join(f"{name} {seconds:.1f}" for name, seconds in run.report.get("stages", {}).items())
+    print(f"[{label}] {what}: {run.seconds:.1f} s [{stages}], {run.report.get('files', 0):,} files, "
+          f"{run.report.get('bytes', 0):,} bytes, peak RSS {_gb(run.peak_rss_bytes)}, rewritten {run.rewritten:,} "
+          f"({run.rewritten_same_content} with unchanged content), writer count {run.report.get('written')}",
+          file=sys.stderr, flush=True)
+
+
+def bench_size(
+    label: str, work: Path, seed: int, watchdog: Watchdog, keep: bool, build_only: bool = False
+) -> SizeResult:
     work.mkdir(parents=True, exist_ok=True)
     result = prepare(label, work, seed)
     data, out, fresh, snapshot = work / "data", work / "dist", work / "floor", work / "snapshot"
@@ -273,15 +286,23 @@ def bench_size(label: str, work: Path, seed: int, watchdog: Watchdog, keep: bool
     try:
         print(f"[{label}] build", file=sys.stderr)
         result.build = run_build(data, out, work, watchdog)
+        _say(label, "build", result.build)
+        if build_only:
+            result.notes.append("build only (--build-only): no I/O floor, no rebuilds")
+            return result
         files = inventory(out)
         print(f"[{label}] I/O floor ({len(files):,} files)", file=sys.stderr)
         result.floor_seconds = io_floor(sorted(files), out, fresh)
+        print(f"[{label}] I/O floor: {result.floor_seconds:.1f} s", file=sys.stderr, flush=True)
         shutil.rmtree(fresh)
 
-        print(f"[{label}] no-op rebuild", file=sys.stderr)
+        print(f"[{label}] no-op rebuild (unchanged inputs: the build is skipped)", file=sys.stderr)
+        result.skip_seconds = run_build(data, out, work, watchdog).wall_seconds
+        print(f"[{label}] no-op rebuild, forced through the whole pipeline", file=sys.stderr)
         link_tree(files, out, snapshot)
-        result.noop = run_build(data, out, work, watchdog)
+        result.noop = run_build(data, out, work, watchdog, force=True)
         compare_rebuild(files, snapshot, out, result.noop)
+        _say(label, "forced no-op rebuild", result.noop)
         shutil.rmtree(snapshot)
 
         print(f"[{label}] rebuild after a one-company change", file=sys.stderr)
@@ -290,6 +311,7 @@ def bench_size(label: str, work: Path, seed: int, watchdog: Watchdog, keep: bool
         result.change_description = change_one_company(data)
         result.change = run_build(data, out, work, watchdog)
         compare_rebuild(files, snapshot, out, result.change)
+        _say(label, "one-company change", result.change)
     except Aborted as error:
         result.notes.append(f"incomplete: {error}")
     finally:
@@ -344,7 +366,7 @@ def markdown(results: list[SizeResult], argv: list[str]) -> str:
         f"Machine: {os.cpu_count()} CPUs, Python {platform.python_version()}, {platform.system()} "
         f"{platform.release()}.",
         "",
-        "| dataset | companies | files | bytes | build s | floor s | build/floor | peak RSS | no-op s "
+        "| dataset | companies | files | bytes | build s | floor s | build/floor | peak RSS | forced no-op s "
         "| no-op rewritten | 1-change s | 1-change rewritten (unchanged content) | rewrite rules |",
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
@@ -366,7 +388,10 @@ def markdown(results: list[SizeResult], argv: list[str]) -> str:
         if r.floor_seconds is not None:
             lines.append(f"- I/O floor: {r.floor_seconds:.2f} s for the same {report['files']:,} files and "
                          f"{report['bytes']:,} bytes; build/floor {b.seconds / r.floor_seconds:.1f}x")
-        for name, run in (("no-op rebuild", r.noop), ("one-company change", r.change)):
+        if r.skip_seconds is not None:
+            lines.append(f"- no-op rebuild with unchanged inputs (data, code, library versions): skipped, "
+                         f"{r.skip_seconds:.2f} s process wall, 0 files touched")
+        for name, run in (("no-op rebuild (--force: the whole pipeline)", r.noop), ("one-company change", r.change)):
             if run is not None:
                 lines.append(
                     f"- {name}: {run.seconds:.2f} s, peak RSS {_gb(run.peak_rss_bytes)}, {run.rewritten:,} files "
@@ -375,7 +400,7 @@ def markdown(results: list[SizeResult], argv: list[str]) -> str:
                 )
         if r.change_description:
             lines.append(f"- the change: {r.change_description}")
-        lines += ["", "| stage | build s | share | no-op s | 1-change s |", "|---|---:|---:|---:|---:|"]
+        lines += ["", "| stage | build s | share | forced no-op s | 1-change s |", "|---|---:|---:|---:|---:|"]
         for stage, seconds in report["stages"].items():
             noop = r.noop.report["stages"].get(stage) if r.noop else None
             change = r.change.report["stages"].get(stage) if r.change else None
@@ -425,6 +450,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--work", type=Path, default=HERE / "out", help="work folder (gitignored bench/out)")
     parser.add_argument("--markdown", type=Path, help="also write the Markdown report to this file")
     parser.add_argument("--keep", action="store_true", help="keep each size's built output in the work folder")
+    parser.add_argument("--build-only", default="", metavar="SIZES",
+                        help="sizes (comma-separated) measured by their build alone, e.g. 100000")
     parser.add_argument("--min-free-gb", type=float, default=5.0)
     parser.add_argument("--min-free-inodes", type=int, default=1_000_000)
     args = parser.parse_args(argv)
@@ -435,7 +462,8 @@ def main(argv: list[str] | None = None) -> None:
     for label in (s.strip() for s in args.sizes.split(",") if s.strip()):
         if label != "embedded" and not label.isdigit():
             parser.error(f"unknown size {label!r}")
-        result = bench_size(label, args.work / label, args.seed, watchdog, args.keep)
+        build_only = label in args.build_only.split(",")
+        result = bench_size(label, args.work / label, args.seed, watchdog, args.keep, build_only)
         results.append(result)
         (args.work / "results.json").write_text(json.dumps([asdict(r) for r in results], indent=2, default=str),
                                                 encoding="utf-8")

@@ -219,6 +219,14 @@ def spec_each_filter(t: Table, route: ListRoute) -> None:
                       f"{flt.name}, sort and page")
 
 
+def spec_every_value(t: Table, route: ListRoute) -> None:
+    """Every published value of every filter, alone (text filters: their first 40 prefixes)."""
+    for flt in route.filters:
+        values = t.build.values(route, flt)
+        for value in values[:40] if flt.kind == "text" else values:
+            t.listing(route, [(flt.name, value)], OK, f"{flt.name}={value}")
+
+
 def spec_groups(t: Table, route: ListRoute) -> None:
     """Filters that combine: every pair of a group, then the whole group with sort and page, in both orders."""
     for group in route.groups:
@@ -359,7 +367,8 @@ class Spec:
 def _specs() -> list[Spec]:
     out = []
     list_kinds = {
-        "plain": spec_plain, "each-filter": spec_each_filter, "groups": spec_groups,
+        "plain": spec_plain, "each-filter": spec_each_filter, "every-value": spec_every_value,
+        "groups": spec_groups,
         "incompatible": spec_incompatible, "sorts": spec_sorts, "pages": spec_pages,
         "odd-parameters": spec_odd_parameters, "bad-values": spec_bad_values,
     }
@@ -369,7 +378,7 @@ def _specs() -> list[Spec]:
                 continue
             if kind == "groups" and all(len(group) < 2 for group in route.groups):
                 continue
-            if kind in ("each-filter", "odd-parameters") and not route.filters:
+            if kind in ("each-filter", "every-value", "odd-parameters") and not route.filters:
                 continue
             out.append(Spec(f"{route.name}:{kind}", functools.partial(fill, route=route)))
     out.append(Spec(f"{EXPORT_ROUTE.name}:export", functools.partial(spec_export, route=EXPORT_ROUTE)))

@@ -83,7 +83,7 @@ def test_every_documented_filter_value_returns_only_matching_rows(
             values = sorted({w[:n] for r in first["data"] for w in oracle.words(r["name"]) for n in (1, 3)})
         else:
             assert values, f"{route.name}.{flt.name} has no documented values"
-        sample = values if len(values) <= 60 else rng.sample(values, 60)
+        sample = values if flt.kind != "text" or len(values) <= 60 else rng.sample(values, 60)
         non_empty = 0
         for value in sample:
             rows, first = crawl(site, f"{route.path}?{flt.name}={value}", limit=3)
