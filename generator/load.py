@@ -18,7 +18,7 @@ from pathlib import Path
 import duckdb
 from pydantic import ValidationError
 
-from generator.schema import TABLES, TABLES_BY_NAME, DatasetInfo, Table
+from generator.schema import TABLES, DatasetInfo, Table
 
 DATASET_INFO_FILE = "dataset.json"
 
@@ -282,4 +282,4 @@ def load(data_dir: Path, con: duckdb.DuckDBPyConnection) -> DatasetInfo:
     return info
 
 
-__all__ = ["DataError", "Issue", "TABLES_BY_NAME", "load", "validate", "read_dataset_info"]
+__all__ = ["DataError", "Issue", "load", "validate", "read_dataset_info"]

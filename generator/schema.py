@@ -326,5 +326,3 @@ TABLES: tuple[Table, ...] = (
     Table("news", NewsItem, ("id",), (_fk("company_id", "companies"),)),
 )
 """Every input table, in load order (a table's foreign keys point at tables listed before it)."""
-
-TABLES_BY_NAME = {table.name: table for table in TABLES}
