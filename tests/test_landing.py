@@ -45,7 +45,8 @@ from generator.serve import make_server
 from tests.conftest import TINY
 
 CHROMIUM = Path("/usr/bin/chromium")
-SCREENSHOT = Path(os.environ.get("LANDING_SCREENSHOT", "/tmp/landing.png"))
+SCREENSHOT_ENV = "LANDING_SCREENSHOT"
+"""Set it to a path to keep the screenshot for a look; by default it goes to the test's temp folder."""
 CHROMIUM_FLAGS = (
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
     "--disable-background-networking", "--disable-component-update", "--disable-sync",
@@ -390,9 +391,10 @@ def test_script_survives_a_failed_fetch(landing: Landing, tmp_path: Path) -> Non
 
 @needs_chromium
 def test_screenshot(landing: Landing, tmp_path: Path) -> None:
-    SCREENSHOT.unlink(missing_ok=True)
+    screenshot = Path(os.environ.get(SCREENSHOT_ENV) or tmp_path / "landing.png")
+    screenshot.unlink(missing_ok=True)
     result = chromium(landing.base + PAGE, tmp_path, "--hide-scrollbars", "--window-size=1280,2000",
-                      "--virtual-time-budget=5000", f"--screenshot={SCREENSHOT}")
-    assert result.returncode == 0 and SCREENSHOT.exists(), result.stderr[-3000:]
-    assert png_size(SCREENSHOT) == (1280, 2000)
-    assert SCREENSHOT.stat().st_size > 50_000, "the screenshot looks blank"
+                      "--virtual-time-budget=5000", f"--screenshot={screenshot}")
+    assert result.returncode == 0 and screenshot.exists(), result.stderr[-3000:]
+    assert png_size(screenshot) == (1280, 2000)
+    assert screenshot.stat().st_size > 50_000, "the screenshot looks blank"
