@@ -1,24 +1,5 @@
 -- Per company: the derived metrics of the profile's `analysis` group. $as_of is the dataset's as-of date.
-WITH latest_financials AS (
-    SELECT
-        company_id,
-        arg_max(revenue_usd, fiscal_year) FILTER (WHERE revenue_usd IS NOT NULL) AS revenue_usd,
-        max(fiscal_year) FILTER (WHERE revenue_usd IS NOT NULL) AS fiscal_year
-    FROM financials GROUP BY company_id
-), growth AS (
-    SELECT f.company_id, f.revenue_usd / p.revenue_usd - 1 AS revenue_growth
-    FROM latest_financials AS f
-    JOIN financials AS p ON p.company_id = f.company_id AND p.fiscal_year = f.fiscal_year - 1
-    WHERE p.revenue_usd > 0
-), last_round AS (
-    SELECT company_id, max(announced_date) AS last_round_date,
-           arg_max(post_money_valuation_usd, (announced_date, id))
-               FILTER (WHERE post_money_valuation_usd IS NOT NULL) AS last_post_money_usd
-    FROM funding_rounds GROUP BY company_id
-), secondary AS (
-    SELECT company_id, max(month) AS latest_month, arg_max(implied_valuation_usd, month) AS latest_valuation_usd
-    FROM secondary_prices GROUP BY company_id
-), sector_stats AS (
+WITH sector_stats AS (
     SELECT
         id,
         count(*) OVER (PARTITION BY sector) AS sector_companies,
@@ -33,7 +14,7 @@ WITH latest_financials AS (
 SELECT
     c.id AS company_id,
     round(CASE WHEN f.revenue_usd > 0 THEN c.valuation_usd / f.revenue_usd END, 2) AS valuation_to_revenue,
-    round(g.revenue_growth, 4) AS revenue_growth,
+    round(f.revenue_growth, 4) AS revenue_growth,
     s.sector_rank::INTEGER AS sector_rank,
     s.sector_companies::INTEGER AS sector_companies,
     round(s.sector_percentile, 4) AS sector_percentile,
@@ -41,12 +22,11 @@ SELECT
         AS months_since_last_round,
     sp.latest_valuation_usd AS latest_secondary_valuation_usd,
     sp.latest_month AS latest_secondary_month,
-    round(CASE WHEN r.last_post_money_usd > 0 AND sp.latest_valuation_usd IS NOT NULL
-               THEN sp.latest_valuation_usd / r.last_post_money_usd - 1 END, 4) AS secondary_premium_to_last_round
+    round(CASE WHEN r.last_round_post_money_usd > 0 AND sp.latest_valuation_usd IS NOT NULL
+               THEN sp.latest_valuation_usd / r.last_round_post_money_usd - 1 END, 4) AS secondary_premium_to_last_round
 FROM companies AS c
 JOIN sector_stats AS s ON s.id = c.id
-LEFT JOIN latest_financials AS f ON f.company_id = c.id
-LEFT JOIN growth AS g ON g.company_id = c.id
-LEFT JOIN last_round AS r ON r.company_id = c.id
-LEFT JOIN secondary AS sp ON sp.company_id = c.id
+LEFT JOIN company_revenue AS f ON f.company_id = c.id
+LEFT JOIN company_funding AS r ON r.company_id = c.id
+LEFT JOIN company_secondary AS sp ON sp.company_id = c.id
 ORDER BY c.id

@@ -16,33 +16,16 @@ WITH bounds AS (
     FROM points GROUP BY company_id HAVING count(*) >= 2
 ), movers AS (
     SELECT *, round(end_valuation_usd / start_valuation_usd - 1, 4) AS change FROM moves WHERE start_valuation_usd > 0
-), latest_financials AS (
-    SELECT company_id, arg_max(revenue_usd, fiscal_year) AS revenue_usd, max(fiscal_year) AS fiscal_year
-    FROM financials WHERE revenue_usd IS NOT NULL GROUP BY company_id
-), growth AS (
-    SELECT f.company_id, f.revenue_usd / p.revenue_usd - 1 AS revenue_growth
-    FROM latest_financials AS f
-    JOIN financials AS p ON p.company_id = f.company_id AND p.fiscal_year = f.fiscal_year - 1 AND p.revenue_usd > 0
-), last_round AS (
-    SELECT company_id, arg_max(post_money_valuation_usd, (announced_date, id)) AS post_money_usd
-    FROM funding_rounds WHERE post_money_valuation_usd IS NOT NULL GROUP BY company_id
-), latest_secondary AS (
-    SELECT company_id, arg_max(implied_valuation_usd, month) AS valuation_usd FROM secondary_prices
-    WHERE month <= $as_of::DATE GROUP BY company_id
-), latest_ipo AS (
-    SELECT company_id, arg_max(status, (coalesce(postponed_date, withdrawn_date, listing_date, expected_date,
-                                                 filed_date, announced_date), id)) AS status
-    FROM ipos GROUP BY company_id
 ), inputs AS (
-    SELECT c.id, c.valuation_usd, f.revenue_usd, g.revenue_growth,
-           CASE WHEN r.post_money_usd > 0 THEN s.valuation_usd / r.post_money_usd - 1 END AS premium,
-           li.status AS ipo_status
+    SELECT c.id, c.valuation_usd, f.revenue_usd, f.revenue_growth,
+           CASE WHEN r.last_round_post_money_usd > 0
+                THEN s.latest_valuation_usd / r.last_round_post_money_usd - 1 END AS premium,
+           li.ipo_status
     FROM companies AS c
-    LEFT JOIN latest_financials AS f ON f.company_id = c.id
-    LEFT JOIN growth AS g ON g.company_id = c.id
-    LEFT JOIN last_round AS r ON r.company_id = c.id
-    LEFT JOIN latest_secondary AS s ON s.company_id = c.id
-    LEFT JOIN latest_ipo AS li ON li.company_id = c.id
+    LEFT JOIN company_revenue AS f ON f.company_id = c.id
+    LEFT JOIN company_funding AS r ON r.company_id = c.id
+    LEFT JOIN company_secondary AS s ON s.company_id = c.id
+    LEFT JOIN company_ipo_status AS li ON li.company_id = c.id
     WHERE c.status = 'private' AND c.valuation_usd IS NOT NULL
 ), scored AS (
     SELECT id, [
