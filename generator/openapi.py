@@ -24,7 +24,7 @@ from generator.registry import (
     ExportRoute,
     ListRoute,
 )
-from generator.schema import TABLES, DatasetInfo
+from generator.schema import SLUG_PATTERN, TABLES, DatasetInfo
 
 OPENAPI_VERSION = "3.0.3"
 API_VERSION = "1.0.0"
@@ -163,7 +163,8 @@ def _detail_operation(route: DetailRoute, schemas: SchemaRegistry) -> tuple[str,
         "description": route.description or f"Addressed by {' or '.join(route.key_names)}; every key gives the "
         "same body.",
         "parameters": [{"name": name, "in": "path", "required": True,
-                        "description": " or ".join(route.key_names), "schema": {"type": "string"}}],
+                        "description": " or ".join(route.key_names),
+                        "schema": {"type": "string", "pattern": SLUG_PATTERN}}],
         "responses": {"200": _json(body, "The resource"), "404": _problem_response("No such resource")},
     }
     return f"{route.path}/{{{name}}}", operation
@@ -215,7 +216,7 @@ def document(info: DatasetInfo, domains: dict[str, dict[str, list[str]]]) -> dic
             "description": (
                 "A read-only company and IPO data API served entirely from precomputed static files. Every "
                 "operation is GET. Query strings are mapped onto files by rewrite rules; the files themselves "
-                "(path-style URLs such as /api/companies/sector=fintech/sort=-valuation/page=2.json) work on any "
+                "(path-style URLs such as /api/companies/sector=fintech/sort=-valuation,page=2.json) work on any "
                 "static host. Money is whole US dollars (`*_usd`), per-share prices US cents (`*_cents`), ratios "
                 f"are decimals, dates ISO 8601. Data as of {info.as_of.isoformat()}.\n\n"
                 f"Disclaimer: {info.disclaimer}"

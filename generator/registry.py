@@ -5,15 +5,17 @@ Netlify, nginx and ``serve`` (``rewrites.py``), the OpenAPI document (``openapi.
 Adding an endpoint or a filter is one declaration here (plus its SQL file and row model).
 
 URL design. Query-string URLs (``/api/companies?sector=fintech&page=2``) are mapped by rewrite rules onto
-canonical files whose paths spell the same query as ``name=value`` segments in declaration order, always
-ending in ``sort={sort}/page={page}.json``:
+canonical files whose paths spell the same query as ``name=value`` folders in declaration order, the file
+itself named ``sort={sort},page={page}.json`` (pages without a filter in the folder ``all``):
 
-    /api/companies/sector=fintech/sort=-valuation/page=2.json
+    /api/companies/sector=fintech/sort=-valuation,page=2.json
+    /api/companies/all/sort=name,page=1.json
 
 Those path-style URLs are the files themselves, so they work on any static host. Detail resources live at
-``{path}/{key}.json``; listing segments contain ``=``, which no slug or id can, so the two never collide
-(the parameter names are reserved as slugs too, for clarity). One directory level per applied filter keeps
-the tree shallow, which is what makes the build fast: directories cost more than files.
+``{path}/{key}.json``; every listing file lies in a folder below ``{path}`` whose name contains ``=`` or is
+``all``, neither of which a slug or id can be, so the two never collide. One folder per filter combination,
+with every sort and page of it as files inside, keeps the number of folders low, which is what makes the
+build fast: on a real disk a folder costs several times a small file.
 """
 
 from __future__ import annotations
@@ -45,6 +47,8 @@ TEXT_PREFIX_MAX = 24
 
 PAGE_PARAM = "page"
 SORT_PARAM = "sort"
+UNFILTERED = "all"
+"""Folder of the pages of a listing without filters (so that no listing file is a detail resource's path)."""
 
 
 @dataclass(frozen=True)
@@ -108,8 +112,8 @@ class ListRoute:
 
     def file_path(self, filters: dict[str, str], sort: str, page: int | str) -> str:
         """Canonical file of one page; ``filters`` in any order, only active ones."""
-        segments = [f"{f.name}={filters[f.name]}" for f in self.filters if f.name in filters]
-        return "/".join([self.path, *segments, f"{SORT_PARAM}={sort}", f"{PAGE_PARAM}={page}.json"])
+        segments = [f"{f.name}={filters[f.name]}" for f in self.filters if f.name in filters] or [UNFILTERED]
+        return "/".join([self.path, *segments, f"{SORT_PARAM}={sort},{PAGE_PARAM}={page}.json"])
 
     @property
     def combination_error(self) -> str:
@@ -396,7 +400,7 @@ DOCUMENT_ROUTES = tuple(r for r in ROUTES if isinstance(r, DocumentRoute))
 
 def reserved_words() -> frozenset[str]:
     """Path words that listings use below a collection; no slug may be one of them."""
-    words = {SORT_PARAM, PAGE_PARAM, "all", "index", "errors"}
+    words = {SORT_PARAM, PAGE_PARAM, UNFILTERED, "index", "errors"}
     for route in LIST_ROUTES:
         words.update(f.name for f in route.filters)
     return frozenset(words)

@@ -78,7 +78,6 @@ class OutputWriter:
         self.retired = _sibling(self.out, RETIRED_SUFFIX)
         self.previous = self.out if self.out.is_dir() else None
         self.stats = WriteStats()
-        self._seen: set[str] = set()
         self._dirs: set[str] = set()
         self._staging = str(self.staging)
         self._previous = str(self.previous) if self.previous is not None else None
@@ -98,24 +97,28 @@ class OutputWriter:
 
     def write(self, path: str, data: bytes) -> None:
         key = self.relative(path).as_posix()
-        if key in self._seen:
-            raise OutputError(f"two writes to the same file: {key}")
-        self._seen.add(key)
         target = os.path.join(self._staging, key)
         parent = os.path.dirname(target)
         if parent not in self._dirs:
             os.makedirs(parent, exist_ok=True)
             self._dirs.add(parent)
+        try:  # exclusive creation: the staging folder itself refuses a second write to a path
+            if self._previous is not None:
+                old = os.path.join(self._previous, key)
+                if _same_file_content(old, data):
+                    os.link(old, target)
+                    self._count(data, written=False)
+                    return
+            with open(target, "xb") as handle:
+                handle.write(data)
+        except FileExistsError:
+            raise OutputError(f"two writes to the same file: {key}") from None
+        self._count(data, written=True)
+
+    def _count(self, data: bytes, *, written: bool) -> None:
         self.stats.files += 1
         self.stats.bytes += len(data)
-        if self._previous is not None:
-            old = os.path.join(self._previous, key)
-            if _same_file_content(old, data):
-                os.link(old, target)
-                return
-        self.stats.written += 1
-        with open(target, "wb") as handle:
-            handle.write(data)
+        self.stats.written += written
 
     def scratch(self, name: str) -> str:
         """A temporary file path inside the staging folder (removed before the swap)."""

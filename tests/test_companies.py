@@ -92,7 +92,7 @@ def test_query_string_and_path_forms_agree(served: tuple[Served, Path]) -> None:
     site, data = served
     sector = oracle.read(data, "companies")[0]["sector"]
     query = site.get(f"/api/companies?page=1&sector={sector}&sort=name&utm_source=x")
-    path = site.get(f"/api/companies/sector={sector}/sort=name/page=1.json")
+    path = site.get(f"/api/companies/sector={sector}/sort=name,page=1.json")
     assert query.status == path.status == 200 and query.body == path.body
 
 

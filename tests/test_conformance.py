@@ -622,12 +622,11 @@ def test_nginx_answers_options_like_serve(nginx_site: Served, conformance_site: 
 
 def _escape_attempt(conformance_build: Path) -> tuple[str, bytes]:
     """A query value with raw "/" and ".." that would climb out of the build to a planted file."""
-    planted = conformance_build.parent / "outside-the-build" / f"{PAGE_PARAM}=1.json"
-    planted.parent.mkdir(exist_ok=True)
+    planted = conformance_build.parent / f"outside-the-build,{PAGE_PARAM}=1.json"
     planted.write_bytes(b'{"escaped": true}')
     route = LIST_ROUTES[0]
     sort = route.default_sort
-    depth = route.path.count("/") + 2  # back over sort=..., the route's folders and the build folder itself
+    depth = route.path.count("/") + 2  # back over "sort=...", the route's folders and the build folder itself
     value = f"{sort}/" + "../" * depth + "outside-the-build"
     return f"{route.path}?{SORT_PARAM}={value}", planted.read_bytes()
 
