@@ -15,7 +15,7 @@ import duckdb
 import jinja2
 import pydantic
 
-from generator import exports, listing, openapi, problems, serialize
+from generator import exports, fanout, listing, openapi, problems, serialize
 from generator.landing import landing_page
 from generator.load import DATASET_INFO_FILE, load_into, validate
 from generator.registry import DETAIL_ROUTES, DOCUMENT_ROUTES, EXPORT_ROUTE, LIST_ROUTES, ListRoute
@@ -34,6 +34,8 @@ class BuildConfig:
     threads: int | None = None
     force: bool = False
     """Rebuild even when the previous output was made from the same data by the same code."""
+    workers: int | None = None
+    """Processes rendering the listings beside the build process; 0: none; None: by dataset size and cores."""
 
 
 def fingerprint(data_dir: Path) -> str:
@@ -145,6 +147,7 @@ def build(config: BuildConfig, progress: Progress = lambda _: None) -> BuildRepo
     con = duckdb.connect(":memory:", config={"threads": config.threads} if config.threads else {})
     load_into(con, tables)
     con.execute(listing.read_sql("views"))
+    companies = len(tables["companies"].rows)
     del tables
     stage("load")
 
@@ -157,24 +160,35 @@ def build(config: BuildConfig, progress: Progress = lambda _: None) -> BuildRepo
             report.files_by_endpoint[endpoint] += 1
             report.bytes_by_endpoint[endpoint] += len(data)
 
-        domains: dict[str, dict[str, list[str]]] = {}
         examples: dict[str, list[str]] = {}
-        for route in LIST_ROUTES:
-            progress(f"listings: {route.path}")
-            domains[route.name] = {}
-            for page in listing.render(con, route, info, domains[route.name]):
-                emit(page.path, page.body)
-            examples[route.name] = example_urls(route, domains[route.name])
+
+        def details_and_exports() -> None:
+            progress("details: profiles")
+            for path, body in _detail_files(con, info, examples):
+                emit(path, body)
+            stage("details")
+            progress("exports: json, csv, parquet")
+            for path, body in exports.export_files(con, info, writer.scratch):
+                emit(path, body)
+            stage("exports")
+
+        workers = config.workers if config.workers is not None else fanout.default_workers(companies)
+        with fanout.Listings(con, info, writer, workers) as listings:
+            if workers:  # the worker processes render the listings meanwhile
+                progress(f"listings: rendered by {workers} worker processes")
+                details_and_exports()
+            progress("listings" + (": waiting for the workers" if workers else ""))
+            results = listings.results()
             stage("listings")
-        progress("details: profiles")
-        for path, body in _detail_files(con, info, examples):
-            emit(path, body)
-        stage("details")
-        progress("exports: json, csv, parquet")
-        for path, body in exports.export_files(con, info, writer.scratch):
-            emit(path, body)
+        for route in LIST_ROUTES:
+            endpoint = _endpoint_of(route.path)
+            report.files_by_endpoint[endpoint] += results[route.name].stats.files
+            report.bytes_by_endpoint[endpoint] += results[route.name].stats.bytes
+            examples[route.name] = example_urls(route, results[route.name].domains)
+        domains = {name: result.domains for name, result in results.items()}
+        if not workers:
+            details_and_exports()
         examples["export"] = [f"{EXPORT_ROUTE.path}?format=csv", f"{EXPORT_ROUTE.path}?format=json&table=companies"]
-        stage("exports")
         progress("docs: openapi, landing page, errors")
         emit(DOCUMENT_ROUTES[0].file, serialize.document(openapi.document(info, domains)))
         examples["openapi"] = [DOCUMENT_ROUTES[0].path]

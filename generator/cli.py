@@ -42,7 +42,10 @@ def check(data_dir: Path) -> None:
               help="Output folder; replaced atomically, unchanged files kept as they were.")
 @click.option("--quiet", is_flag=True, help="Print nothing but errors.")
 @click.option("--force", is_flag=True, help="Rebuild even if data and code are those of the existing output.")
-def build(data_dir: Path, out_dir: Path, quiet: bool, force: bool) -> None:
+@click.option("--workers", type=click.IntRange(min=0, max=64), default=None,
+              help="Processes rendering the listings in parallel; 0: none. Default: up to 4 (one per core) "
+              "from 1,000 companies on, else 0. The output is the same for every value.")
+def build(data_dir: Path, out_dir: Path, quiet: bool, force: bool, workers: int | None) -> None:
     """Validate the dataset and write the whole API as static files."""
     from generator.build import BuildConfig
     from generator.build import build as run_build
@@ -54,7 +57,7 @@ def build(data_dir: Path, out_dir: Path, quiet: bool, force: bool) -> None:
             click.echo(f"  {message}", err=True)
 
     try:
-        report = run_build(BuildConfig(data_dir, out_dir, force=force), progress)
+        report = run_build(BuildConfig(data_dir, out_dir, force=force, workers=workers), progress)
     except (DataError, OutputError) as error:
         raise _fail_on_data_error(error) from None
     if quiet:

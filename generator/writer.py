@@ -34,6 +34,11 @@ class WriteStats:
     written: int = 0
     """Files whose content changed or that are new (the rest were carried over by hard link)."""
 
+    def add(self, other: WriteStats) -> None:
+        self.files += other.files
+        self.bytes += other.bytes
+        self.written += other.written
+
 
 def _sibling(out: Path, suffix: str) -> Path:
     return out.parent / f".{out.name}{suffix}"
@@ -67,25 +72,17 @@ def _same_file_content(path: str, data: bytes) -> bool:
         return handle.read() == data
 
 
-class OutputWriter:
-    """Collects the files of one build; ``commit`` makes them the output, ``abort`` drops them."""
+class StagedFiles:
+    """Writes files into an existing staging folder, hard-linking those equal to the previous output's.
 
-    def __init__(self, out_dir: Path) -> None:
-        self.out = out_dir.absolute()
-        if self.out == self.out.parent:
-            raise OutputError("the output folder cannot be a filesystem root")
-        self.staging = _sibling(self.out, STAGING_SUFFIX)
-        self.retired = _sibling(self.out, RETIRED_SUFFIX)
-        self.previous = self.out if self.out.is_dir() else None
-        self.stats = WriteStats()
+    Several processes may each hold one for the same staging folder (``OutputWriter`` owns the folder itself).
+    """
+
+    def __init__(self, staging: str, previous: str | None) -> None:
+        self._staging = staging
+        self._previous = previous
         self._dirs: set[str] = set()
-        self._staging = str(self.staging)
-        self._previous = str(self.previous) if self.previous is not None else None
-        for leftover in (self.staging, self.retired):
-            if leftover.exists():
-                shutil.rmtree(leftover)
-        self.out.parent.mkdir(parents=True, exist_ok=True)
-        self.staging.mkdir()
+        self.stats = WriteStats()
 
     @staticmethod
     def relative(path: str) -> PurePosixPath:
@@ -119,6 +116,24 @@ class OutputWriter:
         self.stats.files += 1
         self.stats.bytes += len(data)
         self.stats.written += written
+
+
+class OutputWriter(StagedFiles):
+    """Collects the files of one build; ``commit`` makes them the output, ``abort`` drops them."""
+
+    def __init__(self, out_dir: Path) -> None:
+        self.out = out_dir.absolute()
+        if self.out == self.out.parent:
+            raise OutputError("the output folder cannot be a filesystem root")
+        self.staging = _sibling(self.out, STAGING_SUFFIX)
+        self.retired = _sibling(self.out, RETIRED_SUFFIX)
+        self.previous = self.out if self.out.is_dir() else None
+        super().__init__(str(self.staging), str(self.previous) if self.previous is not None else None)
+        for leftover in (self.staging, self.retired):
+            if leftover.exists():
+                shutil.rmtree(leftover)
+        self.out.parent.mkdir(parents=True, exist_ok=True)
+        self.staging.mkdir()
 
     def scratch(self, name: str) -> str:
         """A temporary file path inside the staging folder (removed before the swap)."""

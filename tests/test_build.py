@@ -96,23 +96,61 @@ def test_bad_data_leaves_previous_output_untouched(tmp_path: Path, tiny_build: P
     assert inodes(out) == before
 
 
-def test_killed_build_leaves_previous_output_whole(tmp_path: Path, tiny_build: Path) -> None:
+def _processes_with(token: str) -> set[int]:
+    """Processes whose environment holds ``token`` (workers inherit the build's environment)."""
+    found = set()
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if token.encode() in (entry / "environ").read_bytes():
+                    found.add(int(entry.name))
+            except OSError:
+                continue
+    return found
+
+
+@pytest.mark.parametrize("workers", [0, 2])
+def test_killed_build_leaves_previous_output_whole(tmp_path: Path, tiny_build: Path, workers: int) -> None:
     out = tmp_path / "dist"
     shutil.copytree(tiny_build, out)
     expected = tree(out)
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    token = f"KILLED_BUILD_TEST={os.getpid()}-{workers}"
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "KILLED_BUILD_TEST": token.partition("=")[2]}
     for delay in (0.3, 0.6, 0.9, 1.2):
         child = subprocess.Popen(
-            [sys.executable, "-m", "generator", "build", "--data", str(TINY), "--out", str(out), "--quiet"],
+            [sys.executable, "-m", "generator", "build", "--data", str(TINY), "--out", str(out), "--quiet",
+             "--force", "--workers", str(workers)],  # --force: the same inputs would skip the build
             env=env, cwd=tmp_path,
         )
+        if workers:  # kill while the worker processes write
+            deadline = time.monotonic() + 30
+            while len(_processes_with(token)) < 1 + workers and child.poll() is None and time.monotonic() < deadline:
+                time.sleep(0.02)
+            delay /= 4
         time.sleep(delay)
         child.send_signal(signal.SIGKILL)
         child.wait()
         assert tree(out) == expected, f"output changed after kill at {delay}s"
-    build(BuildConfig(TINY, out))  # and the next build cleans up what the killed ones left
+        deadline = time.monotonic() + 10
+        while (left := _processes_with(token)) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not left, "a worker outlived the killed build"
+    assert any(p.name == ".dist.staging" for p in tmp_path.iterdir()), "no kill happened during a build"
+    build(BuildConfig(TINY, out, force=True))  # and the next build cleans up what the killed ones left
     assert tree(out) == expected
     assert sorted(p.name for p in tmp_path.iterdir()) == ["dist"]
+
+
+def test_worker_processes_write_the_same_bytes(tmp_path: Path, tiny_build: Path) -> None:
+    out = tmp_path / "dist"
+    report = build(BuildConfig(TINY, out, workers=2))
+    assert tree(out) == tree(tiny_build)
+    assert report.files == len(tree(out)) and report.written == report.files
+    assert sum(report.files_by_endpoint.values()) == report.files
+    before = inodes(out)
+    again = build(BuildConfig(TINY, out, workers=2, force=True))
+    assert (again.files, again.written) == (report.files, 0)
+    assert inodes(out) == before
 
 
 def test_refuses_to_replace_a_folder_it_did_not_build(tmp_path: Path) -> None:

@@ -1,0 +1,118 @@
+"""The listing stage on several cores: each listing route is rendered whole by one worker process.
+
+Workers open a snapshot of the loaded DuckDB database (a file in the staging folder's scratch space, read-only)
+and write their pages straight into the staging folder, each through its own ``StagedFiles``; the build
+process meanwhile writes the other stages and then gathers what the workers report. Every file belongs to
+exactly one route, so the output does not depend on the number of workers. A worker is killed with the
+build process (``PR_SET_PDEATHSIG``), so a killed build leaves nothing writing behind it.
+
+With ``workers=0`` the same code runs inline on the build's own connection and writer.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import multiprocessing
+import os
+import signal
+from concurrent.futures import Future, ProcessPoolExecutor
+from dataclasses import dataclass, field
+
+import duckdb
+
+from generator import listing
+from generator.registry import LIST_ROUTES, ListRoute
+from generator.schema import DatasetInfo
+from generator.writer import OutputWriter, StagedFiles, WriteStats
+
+SNAPSHOT_FILE = "listings.duckdb"
+PR_SET_PDEATHSIG = 1
+
+
+@dataclass
+class RouteResult:
+    name: str
+    domains: dict[str, list[str]] = field(default_factory=dict)
+    """Allowed values of each filter: the ones that have files."""
+    stats: WriteStats = field(default_factory=WriteStats)
+
+
+def render_route(
+    con: duckdb.DuckDBPyConnection, route: ListRoute, info: DatasetInfo, files: StagedFiles
+) -> RouteResult:
+    result = RouteResult(route.name)
+    before = (files.stats.files, files.stats.bytes, files.stats.written)
+    for page in listing.render(con, route, info, result.domains):
+        files.write(page.path, page.body)
+    after = (files.stats.files, files.stats.bytes, files.stats.written)
+    result.stats = WriteStats(*(a - b for a, b in zip(after, before, strict=True)))
+    return result
+
+
+def _weight(route: ListRoute) -> tuple[int, int]:
+    """Larger listings first, so that the last one to finish is a small one: text prefixes make the most files."""
+    has_text = any(f.kind == "text" for f in route.filters)
+    return (-int(has_text), -len(route.sort_values) * len(route.filters))
+
+
+_worker: dict[str, object] = {}
+
+
+def _init_worker(parent: int, snapshot: str, staging: str, previous: str | None, info: DatasetInfo) -> None:
+    with contextlib.suppress(OSError, AttributeError):  # not Linux: the worker then finishes its route alone
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != parent:  # the build died before the line above took effect
+        os._exit(1)
+    _worker.update(con=duckdb.connect(snapshot, read_only=True, config={"threads": 1}), staging=staging,
+                   previous=previous, info=info)
+
+
+def _render_in_worker(name: str) -> RouteResult:
+    route = next(r for r in LIST_ROUTES if r.name == name)
+    files = StagedFiles(_worker["staging"], _worker["previous"])  # type: ignore[arg-type]
+    return render_route(_worker["con"], route, _worker["info"], files)  # type: ignore[arg-type]
+
+
+class Listings:
+    """Renders every listing route: started on entry, ``results()`` waits for all of them."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection, info: DatasetInfo, writer: OutputWriter, workers: int) -> None:
+        self._con, self._info, self._writer, self._workers = con, info, writer, workers
+        self._pool: ProcessPoolExecutor | None = None
+        self._futures: list[Future[RouteResult]] = []
+
+    def __enter__(self) -> Listings:
+        if self._workers > 0:
+            snapshot = self._writer.scratch(SNAPSHOT_FILE)
+            quoted = snapshot.replace("'", "''")
+            self._con.execute(f"ATTACH '{quoted}' AS listing_snapshot")
+            self._con.execute("COPY FROM DATABASE memory TO listing_snapshot")
+            self._con.execute("DETACH listing_snapshot")
+            previous = str(self._writer.previous) if self._writer.previous is not None else None
+            self._pool = ProcessPoolExecutor(
+                self._workers, mp_context=multiprocessing.get_context("spawn"), initializer=_init_worker,
+                initargs=(os.getpid(), snapshot, str(self._writer.staging), previous, self._info),
+            )
+            routes = sorted(LIST_ROUTES, key=_weight)
+            self._futures = [self._pool.submit(_render_in_worker, route.name) for route in routes]
+        return self
+
+    def results(self) -> dict[str, RouteResult]:
+        """Every route's result, by route name, in registry order."""
+        if self._pool is None:
+            return {r.name: render_route(self._con, r, self._info, self._writer) for r in LIST_ROUTES}
+        done = {result.name: result for result in (future.result() for future in self._futures)}
+        for result in done.values():
+            self._writer.stats.add(result.stats)  # files the workers wrote into the writer's staging folder
+        return {route.name: done[route.name] for route in LIST_ROUTES}
+
+    def __exit__(self, *exc: object) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+
+
+def default_workers(companies: int) -> int:
+    """Worker processes for a dataset: none below 1,000 companies (starting them costs more than it saves)."""
+    cores = os.cpu_count() or 1
+    return 0 if companies < 1000 or cores < 2 else min(cores, 4)
