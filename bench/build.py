@@ -313,7 +313,8 @@ def _say(label: str, what: str, run: BuildRun) -> None:
 
 
 def bench_size(
-    label: str, work: Path, seed: int, watchdog: Watchdog, keep: bool, build_only: bool = False
+    label: str, work: Path, seed: int, watchdog: Watchdog, keep: bool, build_only: bool = False,
+    no_rebuilds: bool = False,
 ) -> SizeResult:
     work.mkdir(parents=True, exist_ok=True)
     result = prepare(label, work, seed)
@@ -334,6 +335,9 @@ def bench_size(
         result.floor_seconds = io_floor(sorted(files), out, fresh)
         print(f"[{label}] I/O floor: {result.floor_seconds:.1f} s", file=sys.stderr, flush=True)
         shutil.rmtree(fresh)
+        if no_rebuilds:
+            result.notes.append("build and I/O floor only (--no-rebuilds): no rebuilds")
+            return result
 
         print(f"[{label}] no-op rebuild (unchanged inputs: the build is skipped)", file=sys.stderr)
         result.skip_seconds = run_build(data, out, work, watchdog).wall_seconds
@@ -491,6 +495,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--keep", action="store_true", help="keep each size's built output in the work folder")
     parser.add_argument("--build-only", default="", metavar="SIZES",
                         help="sizes (comma-separated) measured by their build alone, e.g. 100000")
+    parser.add_argument("--no-rebuilds", default="", metavar="SIZES",
+                        help="sizes (comma-separated) measured by their build and I/O floor only")
     parser.add_argument("--min-free-gb", type=float, default=5.0)
     parser.add_argument("--min-free-inodes", type=int, default=1_000_000)
     args = parser.parse_args(argv)
@@ -502,7 +508,8 @@ def main(argv: list[str] | None = None) -> None:
         if label != "embedded" and not label.isdigit():
             parser.error(f"unknown size {label!r}")
         build_only = label in args.build_only.split(",")
-        result = bench_size(label, args.work / label, args.seed, watchdog, args.keep, build_only)
+        no_rebuilds = label in args.no_rebuilds.split(",")
+        result = bench_size(label, args.work / label, args.seed, watchdog, args.keep, build_only, no_rebuilds)
         results.append(result)
         (args.work / "results.json").write_text(json.dumps([asdict(r) for r in results], indent=2, default=str),
                                                 encoding="utf-8")
