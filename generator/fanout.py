@@ -39,14 +39,13 @@ class RouteResult:
 
 
 def render_route(
-    con: duckdb.DuckDBPyConnection, route: ListRoute, info: DatasetInfo, files: StagedFiles
+    con: duckdb.DuckDBPyConnection, route: ListRoute, info: DatasetInfo, staging: str, previous: str | None
 ) -> RouteResult:
-    result = RouteResult(route.name)
-    before = (files.stats.files, files.stats.bytes, files.stats.written)
+    """Write every page of one route into the staging folder; its own ``StagedFiles`` counts what it wrote."""
+    files = StagedFiles(staging, previous)
+    result = RouteResult(route.name, stats=files.stats)
     for page in listing.render(con, route, info, result.domains):
         files.write(page.path, page.body)
-    after = (files.stats.files, files.stats.bytes, files.stats.written)
-    result.stats = WriteStats(*(a - b for a, b in zip(after, before, strict=True)))
     return result
 
 
@@ -70,15 +69,19 @@ def _init_worker(parent: int, snapshot: str, staging: str, previous: str | None,
 
 def _render_in_worker(name: str) -> RouteResult:
     route = next(r for r in LIST_ROUTES if r.name == name)
-    files = StagedFiles(_worker["staging"], _worker["previous"])  # type: ignore[arg-type]
-    return render_route(_worker["con"], route, _worker["info"], files)  # type: ignore[arg-type]
+    con, info, staging, previous = (_worker[k] for k in ("con", "info", "staging", "previous"))
+    return render_route(con, route, info, staging, previous)  # type: ignore[arg-type]
 
 
 class Listings:
     """Renders every listing route: started on entry, ``results()`` waits for all of them."""
 
-    def __init__(self, con: duckdb.DuckDBPyConnection, info: DatasetInfo, writer: OutputWriter, workers: int) -> None:
+    def __init__(
+        self, con: duckdb.DuckDBPyConnection, info: DatasetInfo, writer: OutputWriter, workers: int
+    ) -> None:
         self._con, self._info, self._writer, self._workers = con, info, writer, workers
+        self._staging = str(writer.staging)
+        self._previous = str(writer.previous) if writer.previous is not None else None
         self._pool: ProcessPoolExecutor | None = None
         self._futures: list[Future[RouteResult]] = []
 
@@ -89,23 +92,24 @@ class Listings:
             self._con.execute(f"ATTACH '{quoted}' AS listing_snapshot")
             self._con.execute("COPY FROM DATABASE memory TO listing_snapshot")
             self._con.execute("DETACH listing_snapshot")
-            previous = str(self._writer.previous) if self._writer.previous is not None else None
             self._pool = ProcessPoolExecutor(
                 self._workers, mp_context=multiprocessing.get_context("spawn"), initializer=_init_worker,
-                initargs=(os.getpid(), snapshot, str(self._writer.staging), previous, self._info),
+                initargs=(os.getpid(), snapshot, self._staging, self._previous, self._info),
             )
             routes = sorted(LIST_ROUTES, key=_weight)
             self._futures = [self._pool.submit(_render_in_worker, route.name) for route in routes]
         return self
 
     def results(self) -> dict[str, RouteResult]:
-        """Every route's result, by route name, in registry order."""
+        """Every route's result, by route name, in registry order; their files count into the writer's stats."""
         if self._pool is None:
-            return {r.name: render_route(self._con, r, self._info, self._writer) for r in LIST_ROUTES}
-        done = {result.name: result for result in (future.result() for future in self._futures)}
-        for result in done.values():
-            self._writer.stats.add(result.stats)  # files the workers wrote into the writer's staging folder
-        return {route.name: done[route.name] for route in LIST_ROUTES}
+            done = [render_route(self._con, r, self._info, self._staging, self._previous) for r in LIST_ROUTES]
+        else:
+            done = [future.result() for future in self._futures]
+        by_name = {result.name: result for result in done}
+        for result in done:
+            self._writer.stats.add(result.stats)
+        return {route.name: by_name[route.name] for route in LIST_ROUTES}
 
     def __exit__(self, *exc: object) -> None:
         if self._pool is not None:

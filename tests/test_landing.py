@@ -94,7 +94,7 @@ def compute_examples(root: Path) -> dict[str, list[str]]:
                 if values:
                     urls.append(f"{route.path}?{flt.name}={quote(values[len(values) // 2])}")
             sort = route.sort_values[-1]
-            if (folder / f"sort={sort},page=2.json").is_file():
+            if (root / route.file_path({}, sort, 2).lstrip("/")).is_file():
                 urls.append(f"{route.path}?sort={sort}&page=2")
             elif len(route.sort_values) > 1:
                 urls.append(f"{route.path}?sort={sort}")
