@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
+import os
 import sys
 import time
 from collections import Counter
@@ -21,7 +23,7 @@ from generator.load import DATASET_INFO_FILE, load_into, validate
 from generator.registry import DETAIL_ROUTES, DOCUMENT_ROUTES, EXPORT_ROUTE, LIST_ROUTES, ListRoute
 from generator.schema import TABLES, DatasetInfo
 from generator.templates import TEMPLATE_DIR
-from generator.writer import OutputError, OutputWriter
+from generator.writer import OutputError, OutputLock, OutputWriter, real_output, recover
 
 OUTPUT_MARKER = ".company-ipo-api"
 """File that marks a folder as this generator's output; any other non-empty folder is never replaced."""
@@ -59,9 +61,32 @@ def fingerprint(data_dir: Path) -> str:
 
 def _previous_marker(out: Path) -> dict:
     try:
-        return json.loads((out / OUTPUT_MARKER).read_text(encoding="utf-8"))
+        marker = json.loads((out / OUTPUT_MARKER).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
+    return marker if isinstance(marker, dict) else {}
+
+
+def _count_files(root: Path) -> int:
+    count, stack = 0, [str(root)]
+    while stack:
+        with os.scandir(stack.pop()) as entries:
+            for entry in entries:
+                if entry.is_dir(follow_symlinks=False):
+                    stack.append(entry.path)
+                else:
+                    count += 1
+    return count
+
+
+def _vouches_for(out: Path, marker: dict, inputs: str) -> bool:
+    """Whether the marker is for these inputs and the tree still holds every file it counted."""
+    if marker.get("fingerprint") != inputs or not isinstance(marker.get("files"), int):
+        return False
+    try:
+        return _count_files(out) == marker["files"]
+    except OSError:
+        return False
 
 
 @dataclass
@@ -121,7 +146,31 @@ def _detail_files(
 
 
 def build(config: BuildConfig, progress: Progress = lambda _: None) -> BuildReport:
-    """Validate the dataset, then write the whole API into ``config.out_dir`` atomically."""
+    """Validate the dataset, then write the whole API into ``config.out_dir`` atomically.
+
+    One build at a time per output (a second one fails at once with ``OutputError``); an operating-system error
+    (a full disk, a permission) becomes an ``OutputError`` of one line that says the previous output is intact.
+    """
+    out = real_output(config.out_dir)
+    committed: list[bool] = []
+    try:
+        with OutputLock(out):
+            recover(out)
+            return _build(config, out, progress, committed)
+    except OSError as error:
+        raise OutputError(_os_error_message(error, out, intact=not committed)) from None
+
+
+def _os_error_message(error: OSError, out: Path, intact: bool) -> str:
+    what = error.strerror or str(error)
+    if error.errno == errno.ENOSPC:
+        what = "the disk is full (no space left on device)"
+    where = f" ({error.filename})" if error.filename else ""
+    state = f"the previous output in {out} is intact" if intact else f"{out} holds the new output"
+    return f"build failed: {what}{where}; {state}"
+
+
+def _build(config: BuildConfig, out: Path, progress: Progress, committed: list[bool]) -> BuildReport:
     report = BuildReport()
     clock = time.perf_counter()
 
@@ -131,10 +180,10 @@ def build(config: BuildConfig, progress: Progress = lambda _: None) -> BuildRepo
         report.stages[name] = report.stages.get(name, 0.0) + now - clock
         clock = now
 
-    _check_output_folder(config.out_dir)
+    _check_output_folder(out)
     inputs = fingerprint(config.data_dir)
-    previous = _previous_marker(config.out_dir)
-    if not config.force and previous.get("fingerprint") == inputs:
+    previous = _previous_marker(out)
+    if not config.force and _vouches_for(out, previous, inputs):
         progress("unchanged: same data and code as the existing output (use --force to rebuild)")
         report.files, report.bytes = previous["files"], previous["bytes"]
         stage("unchanged")
@@ -151,7 +200,7 @@ def build(config: BuildConfig, progress: Progress = lambda _: None) -> BuildRepo
     del tables
     stage("load")
 
-    writer = OutputWriter(config.out_dir)
+    writer = OutputWriter(out)
     try:
 
         def emit(path: str, data: bytes) -> None:
@@ -203,6 +252,7 @@ def build(config: BuildConfig, progress: Progress = lambda _: None) -> BuildRepo
         stage("docs")
         progress("commit: swapping the new output in")
         writer.commit()
+        committed.append(True)
         stage("commit")
     except BaseException:
         writer.abort()

@@ -6,12 +6,20 @@
   build killed at any moment leaves the previous output whole (at worst a stale staging folder, removed by the
   next build).
 - Every path is checked to stay inside the staging folder; a second write to the same path is refused.
+- One build at a time per output: ``OutputLock`` holds an advisory lock on a file beside the output for the
+  whole build (the kernel releases it when the process dies), so a second build fails at once instead of
+  writing into the first one's staging folder.
+- An output that is a symbolic link (``dist -> releases/current``) is followed: the folder it points at is
+  replaced, the link stays. ``recover`` runs at the start of every build: it puts back an output a build
+  killed between the two renames of the fallback swap had moved aside, and removes staging and retired
+  folders left by dead builds.
 """
 
 from __future__ import annotations
 
 import ctypes
 import errno
+import fcntl
 import os
 import shutil
 import stat
@@ -20,6 +28,7 @@ from pathlib import Path, PurePosixPath
 
 STAGING_SUFFIX = ".staging"
 RETIRED_SUFFIX = ".retired"
+LOCK_SUFFIX = ".lock"
 SCRATCH_DIR = ".scratch"
 
 
@@ -44,6 +53,63 @@ def _sibling(out: Path, suffix: str) -> Path:
     return out.parent / f".{out.name}{suffix}"
 
 
+def real_output(out_dir: Path) -> Path:
+    """The folder a build replaces: ``out_dir`` itself, or where it points if it is a symbolic link."""
+    out = out_dir.absolute()
+    if out.is_symlink():
+        out = Path(os.path.realpath(out))
+    if out == out.parent:
+        raise OutputError("the output folder cannot be a filesystem root")
+    return out
+
+
+def _remove(path: Path) -> None:
+    """Remove a leftover (folder, file or link; a link is removed, never followed)."""
+    if path.is_symlink() or (path.exists() and not path.is_dir()):
+        path.unlink()
+    elif path.exists():
+        shutil.rmtree(path)
+
+
+def recover(out: Path) -> None:
+    """Undo what a dead build left beside ``out``: restore an output moved aside, drop staging and retired."""
+    staging, retired = _sibling(out, STAGING_SUFFIX), _sibling(out, RETIRED_SUFFIX)
+    if retired.is_dir() and not retired.is_symlink() and not out.exists() and not out.is_symlink():
+        os.rename(retired, out)  # killed between the fallback's two renames: the previous output comes back
+    for leftover in (staging, retired):
+        _remove(leftover)
+
+
+class OutputLock:
+    """An exclusive advisory lock on ``.<out>.lock`` beside the output, held for a whole build."""
+
+    def __init__(self, out: Path) -> None:
+        self.path = _sibling(out, LOCK_SUFFIX)
+        self._fd: int | None = None
+
+    def __enter__(self) -> OutputLock:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(fd, 64, 0).decode("ascii", "replace").strip() or "unknown"
+            os.close(fd)
+            raise OutputError(
+                f"another build is writing {self.path.parent / self.path.name[1:-len(LOCK_SUFFIX)]} "
+                f"(process {holder} holds {self.path}); wait for it to finish, then build again"
+            ) from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        self._fd = fd
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        if self._fd is not None:
+            os.close(self._fd)  # closing releases the lock; the file stays (removing it would race)
+            self._fd = None
+
+
 def _exchange(a: Path, b: Path) -> bool:
     """Atomically swap two paths; False where the system cannot."""
     try:
@@ -58,6 +124,10 @@ def _exchange(a: Path, b: Path) -> bool:
     if ctypes.get_errno() in (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP):
         return False
     raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()), str(a))
+
+
+def _rename(source: Path, target: Path) -> None:
+    os.rename(source, target)
 
 
 def _same_file_content(path: str, data: bytes) -> bool:
@@ -122,16 +192,13 @@ class OutputWriter(StagedFiles):
     """Collects the files of one build; ``commit`` makes them the output, ``abort`` drops them."""
 
     def __init__(self, out_dir: Path) -> None:
-        self.out = out_dir.absolute()
-        if self.out == self.out.parent:
-            raise OutputError("the output folder cannot be a filesystem root")
+        self.out = real_output(out_dir)
         self.staging = _sibling(self.out, STAGING_SUFFIX)
         self.retired = _sibling(self.out, RETIRED_SUFFIX)
         self.previous = self.out if self.out.is_dir() else None
         super().__init__(str(self.staging), str(self.previous) if self.previous is not None else None)
         for leftover in (self.staging, self.retired):
-            if leftover.exists():
-                shutil.rmtree(leftover)
+            _remove(leftover)
         self.out.parent.mkdir(parents=True, exist_ok=True)
         self.staging.mkdir()
 
@@ -146,13 +213,15 @@ class OutputWriter(StagedFiles):
         shutil.rmtree(os.path.join(self._staging, SCRATCH_DIR), ignore_errors=True)
         if self.out.exists():
             if not _exchange(self.staging, self.out):
-                os.rename(self.out, self.retired)
-                os.rename(self.staging, self.out)
-                shutil.rmtree(self.retired)
+                # Killed between these two renames, there is no output until ``recover`` moves it back.
+                _rename(self.out, self.retired)
+                _rename(self.staging, self.out)
+                shutil.rmtree(self.retired, ignore_errors=True)  # what is left, the next build's recover removes
                 return
-            shutil.rmtree(self.staging)  # now holds the previous output
+            shutil.rmtree(self.staging, ignore_errors=True)  # now holds the previous output
         else:
             os.rename(self.staging, self.out)
 
     def abort(self) -> None:
+        """Drop the staged files (the output is untouched)."""
         shutil.rmtree(self.staging, ignore_errors=True)

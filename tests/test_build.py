@@ -48,7 +48,8 @@ def test_noop_rebuild_rewrites_no_file(tmp_path: Path) -> None:
     second = build(BuildConfig(TINY, out, force=True))  # the full pipeline, not the unchanged-inputs shortcut
     assert second.written == 0 and second.files == first.files
     assert inodes(out) == before
-    assert not any(p.name.startswith(".dist.") for p in tmp_path.iterdir()), "staging folder left behind"
+    assert not any(p.name.startswith(".dist.") and p.name != ".dist.lock" for p in tmp_path.iterdir()), \
+        "staging folder left behind"
 
 
 def test_unchanged_inputs_skip_the_build_unless_forced(tmp_path: Path) -> None:
@@ -138,7 +139,7 @@ def test_killed_build_leaves_previous_output_whole(tmp_path: Path, tiny_build: P
     assert any(p.name == ".dist.staging" for p in tmp_path.iterdir()), "no kill happened during a build"
     build(BuildConfig(TINY, out, force=True))  # and the next build cleans up what the killed ones left
     assert tree(out) == expected
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["dist"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".dist.lock", "dist"]  # the lock file stays, unlocked
 
 
 def test_worker_processes_write_the_same_bytes(tmp_path: Path, tiny_build: Path) -> None:
