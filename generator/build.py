@@ -152,6 +152,7 @@ def build(config: BuildConfig, progress: Progress = lambda _: None) -> BuildRepo
     (a full disk, a permission) becomes an ``OutputError`` of one line that says the previous output is intact.
     """
     out = real_output(config.out_dir)
+    _check_output_folder(out)  # before the lock file: a refused folder gets nothing beside it
     committed: list[bool] = []
     try:
         with OutputLock(out):
