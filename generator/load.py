@@ -2,12 +2,20 @@
 
 Validation happens entirely before anything is loaded or written, and reports every problem it finds (not only
 the first), each with file, line, column and reason.
+
+Files are read as RFC 4180 CSV by the ``csv`` module (a cell may hold line breaks of any kind; only CR, LF and
+CRLF end a record), in UTF-8 with or without a byte-order mark. A problem is located at the first line of its
+record. Problems are ranked by cause: a file that cannot be read whole (missing, not UTF-8, a bad header, a
+malformed record) comes first, then problems of single rows, and last, one summary per column of the references
+into such a file, which would otherwise each be reported as missing.
 """
 
 from __future__ import annotations
 
+import codecs
 import csv
 import datetime as dt
+import io
 import json
 import types
 import typing
@@ -31,6 +39,8 @@ class Issue:
     line: int
     column: str
     reason: str
+    rank: int = field(default=1, compare=False)
+    """0: the file cannot be read whole; 1: a problem of one row; 2: a consequence of a rank-0 problem."""
 
     def __str__(self) -> str:
         where = f"{self.file}:{self.line}" if self.line else self.file
@@ -41,7 +51,7 @@ class DataError(Exception):
     """The input dataset is invalid; ``issues`` lists every problem found."""
 
     def __init__(self, issues: list[Issue]) -> None:
-        self.issues = sorted(issues)
+        self.issues = sorted(issues, key=lambda issue: (issue.rank, issue))
         shown = "\n".join(f"  {issue}" for issue in self.issues[:200])
         more = f"\n  ... and {len(self.issues) - 200} more" if len(self.issues) > 200 else ""
         super().__init__(f"{len(self.issues)} problem(s) in the dataset:\n{shown}{more}")
@@ -56,6 +66,8 @@ class ParsedTable:
     invalid: list[dict[str, str | None]] = field(default_factory=list)
     """Raw values of rows that failed validation: their keys still count as targets of references, so one bad
     row is reported once instead of again by every row that points at it."""
+    broken: bool = False
+    """Some of the file could not be read into rows: references into it are summarised, not listed."""
 
 
 def read_dataset_info(data_dir: Path) -> DatasetInfo:
@@ -80,23 +92,27 @@ def _read_rows(path: Path, table: Table, issues: list[Issue]) -> ParsedTable:
     """Parse and validate one CSV file row by row; problems go to ``issues``."""
     parsed = ParsedTable(table, [], [])
     name = table.file_name
+    parsed.broken = True  # until the header is read
     try:
         raw = path.read_bytes()
     except FileNotFoundError:
-        issues.append(Issue(name, 0, "", "file is missing"))
+        issues.append(Issue(name, 0, "", "file is missing", rank=0))
         return parsed
+    raw = raw.removeprefix(codecs.BOM_UTF8)  # spreadsheets save UTF-8 with a byte-order mark
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as error:
         line = raw[: error.start].count(b"\n") + 1
-        issues.append(Issue(name, line, "", f"not valid UTF-8 (byte {raw[error.start]:#04x})"))
+        column = error.start - (raw.rfind(b"\n", 0, error.start) + 1) + 1
+        issues.append(Issue(name, line, "", f"not valid UTF-8 (byte {raw[error.start]:#04x} at byte {column} of "
+                                            "the line): save the file as UTF-8", rank=0))
         return parsed
     fields = list(table.model.model_fields)
-    reader = csv.reader(text.splitlines(keepends=True), strict=True)
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
     try:
         header = next(reader, None)
     except csv.Error as error:
-        issues.append(Issue(name, 1, "", f"malformed CSV: {error}"))
+        issues.append(Issue(name, 1, "", f"malformed CSV: {error}", rank=0))
         return parsed
     if header != fields:
         missing = [f for f in fields if f not in (header or [])]
@@ -108,24 +124,28 @@ def _read_rows(path: Path, table: Table, issues: list[Issue]) -> ParsedTable:
             detail.append(f"unknown {', '.join(unknown)}")
         if not detail:
             detail.append("columns out of order")
-        issues.append(Issue(name, 1, "", f"header must be {','.join(fields)} ({'; '.join(detail)})"))
+        issues.append(Issue(name, 1, "", f"header must be {','.join(fields)} ({'; '.join(detail)})", rank=0))
         return parsed
+    parsed.broken = False
     model = table.model
     line = 1
     while True:
-        start = line + 1
+        start = line + 1  # the record's first line
         try:
             values = next(reader)
         except StopIteration:
             break
         except csv.Error as error:
-            issues.append(Issue(name, reader.line_num, "", f"malformed CSV: {error}"))
-            break
+            line = reader.line_num
+            issues.append(Issue(name, start, "", _csv_error(error, start, line), rank=0))
+            parsed.broken = True
+            continue  # the reader goes on after the bad record
         line = reader.line_num
         if not values:
             continue
         if len(values) != len(fields):
-            issues.append(Issue(name, start, "", f"expected {len(fields)} fields, found {len(values)}"))
+            issues.append(Issue(name, start, "", f"expected {len(fields)} fields, found {len(values)}", rank=0))
+            parsed.broken = True
             continue
         record = {f: (v if v != "" else None) for f, v in zip(fields, values, strict=True)}
         try:
@@ -142,6 +162,15 @@ def _read_rows(path: Path, table: Table, issues: list[Issue]) -> ParsedTable:
         parsed.rows.append(row.model_dump())
         parsed.lines.append(start)
     return parsed
+
+
+def _csv_error(error: csv.Error, start: int, end: int) -> str:
+    reason = f"malformed CSV: {error}"
+    if "unexpected end of data" in str(error):
+        reason += " (a quoted cell that starts in this record is never closed)"
+    elif end != start:
+        reason += f" (noticed on line {end})"
+    return reason
 
 
 def _key_of(row: dict[str, object], columns: tuple[str, ...]) -> object:
@@ -173,13 +202,27 @@ def _check_keys(tables: dict[str, ParsedTable], issues: list[Issue]) -> None:
                 target = tables[fk.table]
                 targets[target_key] = {str(row[fk.target]) for row in (*target.rows, *target.invalid)}
             known = targets[target_key]
-            for row, line in zip(parsed.rows, parsed.lines, strict=True):
-                value = row[fk.column]
-                if value is not None and str(value) not in known:
-                    issues.append(Issue(
-                        parsed.table.file_name, line, fk.column,
-                        f"{value!r} does not exist in {fk.table}.csv column {fk.target}",
-                    ))
+            missing = [(line, row[fk.column]) for row, line in zip(parsed.rows, parsed.lines, strict=True)
+                       if row[fk.column] is not None and str(row[fk.column]) not in known]
+            if missing and tables[fk.table].broken:
+                issues.append(_consequence(parsed.table.file_name, fk.column, fk.table, missing))
+                continue
+            for line, value in missing:
+                issues.append(Issue(
+                    parsed.table.file_name, line, fk.column,
+                    f"{value!r} does not exist in {fk.table}.csv column {fk.target}",
+                ))
+
+
+def _consequence(file: str, column: str, target: str, missing: list[tuple[int, object]]) -> Issue:
+    """One issue for every reference into a file that could not be read whole."""
+    lines = ", ".join(str(line) for line, _ in missing[:5]) + (", ..." if len(missing) > 5 else "")
+    return Issue(
+        file, missing[0][0], column,
+        f"{len(missing)} value(s) not found in {target}.csv (lines {lines}; first {missing[0][1]!r}), "
+        f"which has errors listed above: fix those first",
+        rank=2,
+    )
 
 
 def _check_slugs(tables: dict[str, ParsedTable], issues: list[Issue]) -> None:

@@ -8,15 +8,31 @@ documents them; a test keeps the two in step.
 Conventions: money is whole US dollars in ``*_usd`` integer columns; per-share prices are US cents in
 ``*_cents`` integer columns; ratios are decimals (0.25 = 25 %); dates are ISO 8601 ``YYYY-MM-DD``; an empty
 cell is null. Categorical values are lowercase slugs ``[a-z0-9-]``.
+
+Cells are read strictly (``Row``): an integer cell is digits only (no ``.0``, ``_``, exponent or sign but a
+leading ``-``) and lies within +-(2^53 - 1), which DuckDB's BIGINT and every JSON client (JavaScript's
+numbers) hold exactly; a date cell is exactly ``YYYY-MM-DD`` (not a Unix time, not ``0``).
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import functools
+import re
+import types
+import typing
 from dataclasses import dataclass, field
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 SLUG_PATTERN = r"^[a-z0-9]+(?:-[a-z0-9]+)*$"
 
@@ -76,8 +92,48 @@ IPO_STATUS_DATE: dict[str, str] = {
 """The date that goes with each IPO status: required for that status, and the source of the row's year."""
 
 
+MAX_SAFE_INTEGER = 2**53 - 1
+"""Largest integer a JSON client holds exactly (JavaScript's Number.MAX_SAFE_INTEGER); every integer cell is
+bounded by it."""
+_INTEGER_CELL = re.compile(r"-?[0-9]+")
+_DATE_CELL = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+
+
+def _leaves(annotation: object) -> set[object]:
+    origin = typing.get_origin(annotation)
+    if origin is typing.Annotated:
+        return _leaves(typing.get_args(annotation)[0])
+    if origin in (typing.Union, types.UnionType):
+        return set().union(*(_leaves(arg) for arg in typing.get_args(annotation)))
+    return {annotation}
+
+
+@functools.cache
+def _cell_kinds(model: type[BaseModel], name: str) -> frozenset[object]:
+    return frozenset(_leaves(model.model_fields[name].annotation))
+
+
 class Row(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, str_strip_whitespace=False)
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _strict_cell(cls, value: object, info: ValidationInfo) -> object:
+        """pydantic's lax mode would read ``1234567.0`` or ``1_234_567`` as an integer, ``0`` as a date."""
+        if isinstance(value, str) and info.field_name is not None:
+            kinds = _cell_kinds(cls, info.field_name)
+            if int in kinds and not _INTEGER_CELL.fullmatch(value):
+                raise ValueError("must be a whole number written in digits only")
+            if dt.date in kinds and not _DATE_CELL.fullmatch(value):
+                raise ValueError("must be a date written YYYY-MM-DD")
+        return value
+
+    @field_validator("*", mode="after")
+    @classmethod
+    def _bounded(cls, value: object) -> object:
+        if type(value) is int and not -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER:
+            raise ValueError(f"must be between -{MAX_SAFE_INTEGER} and {MAX_SAFE_INTEGER} (2^53 - 1)")
+        return value
 
 
 class DatasetInfo(BaseModel):
