@@ -3,11 +3,17 @@
 Order of resolution, as on Netlify: an existing file at the request path wins; otherwise the first matching
 rule rewrites (status 200: serve the target, or the site's 404 page if it is missing; status 404: serve the
 target with 404); otherwise the site's 404 page. Nothing outside the served folder is ever read.
+
+Every request gets an answer: a request line that cannot be parsed gets 400, a path that cannot name a file
+(a symbolic-link loop, a name too long) gets the 404 page; a client's mistake or a dropped connection never
+prints a traceback. The listen backlog holds a burst of a few hundred clients.
 """
 
 from __future__ import annotations
 
 import os
+import socket
+import sys
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -38,7 +44,7 @@ class Site:
             if candidate.is_dir():
                 candidate = candidate / "index.html"
             return candidate if candidate.is_file() else None
-        except (OSError, ValueError):  # e.g. a name too long for the filesystem: no such file
+        except (OSError, ValueError, RuntimeError):  # a name too long, a symbolic-link loop: no such file
             return None
 
     def resolve(self, url_path: str, query: str) -> tuple[int, Path | None, str]:
@@ -62,9 +68,17 @@ def make_handler(site: Site) -> type[BaseHTTPRequestHandler]:
         sys_version = ""
 
         def _respond(self, with_body: bool) -> None:
-            parts = urlsplit(self.path)
+            try:
+                parts = urlsplit(self.path)
+            except ValueError:  # e.g. "GET //[ HTTP/1.1": not a URL
+                self.send_error(HTTPStatus.BAD_REQUEST, "Bad request target")
+                return
             status, file, served_as = site.resolve(parts.path, parts.query)
-            body = file.read_bytes() if file is not None else b""
+            try:
+                body = file.read_bytes() if file is not None else b""
+            except OSError:  # gone or unreadable since it was resolved: the 404 page
+                status, file = 404, site.file(SITE_404_FILE)
+                body, served_as = (file.read_bytes() if file is not None else b""), SITE_404_FILE
             served_file = file.name if file is not None else served_as
             content_type = CONTENT_TYPES.get(os.path.splitext(served_file)[1], "application/octet-stream")
             headers = {"Content-Type": content_type, **headers_for(parts.path), **headers_for(served_as)}
@@ -84,7 +98,7 @@ def make_handler(site: Site) -> type[BaseHTTPRequestHandler]:
 
         def do_OPTIONS(self) -> None:  # noqa: N802
             self.send_response(HTTPStatus.NO_CONTENT)
-            for name, value in headers_for(urlsplit(self.path).path).items():
+            for name, value in headers_for(self.path.partition("?")[0]).items():
                 self.send_header(name, value)
             self.send_header("Content-Length", "0")
             self.end_headers()
@@ -111,7 +125,23 @@ def make_handler(site: Site) -> type[BaseHTTPRequestHandler]:
     return Handler
 
 
+CLIENT_ERRORS = (ConnectionError, TimeoutError, socket.timeout)
+"""A client that goes away mid-request: nothing to report."""
+
+
+class SiteServer(ThreadingHTTPServer):
+    request_queue_size = 1024  # the kernel caps it at net.core.somaxconn
+    daemon_threads = True
+
+    def handle_error(self, request: object, client_address: object) -> None:
+        error = sys.exc_info()[1]
+        if isinstance(error, CLIENT_ERRORS):
+            return
+        if not getattr(self, "quiet", False):
+            sys.stderr.write(f"serve: {client_address}: {type(error).__name__}: {error}\n")
+
+
 def make_server(root: Path, host: str, port: int, quiet: bool = False) -> ThreadingHTTPServer:
-    server = ThreadingHTTPServer((host, port), make_handler(Site(root)))
+    server = SiteServer((host, port), make_handler(Site(root)))
     server.quiet = quiet  # type: ignore[attr-defined]
     return server
