@@ -116,7 +116,7 @@ def _read_rows(path: Path, table: Table, issues: list[Issue]) -> ParsedTable:
         return parsed
     if header != fields:
         missing = [f for f in fields if f not in (header or [])]
-        unknown = [h for h in (header or []) if h not in fields]
+        unknown = [h if h.isprintable() else ascii(h) for h in (header or []) if h not in fields]
         detail = []
         if missing:
             detail.append(f"missing {', '.join(missing)}")

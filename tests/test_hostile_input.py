@@ -1,0 +1,131 @@
+"""Input as spreadsheets export it: stray quotes, a byte-order mark, odd line breaks inside cells, lax numbers and
+dates, integers too large for DuckDB or JavaScript. Each is rejected (or read) with the right file:line:column."""
+
+from __future__ import annotations
+
+import codecs
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from generator.cli import main
+from generator.load import validate
+from generator.schema import MAX_SAFE_INTEGER
+
+from .test_load import data, issues_of, replace_in  # noqa: F401 (the data fixture)
+
+
+def test_a_stray_quote_is_reported_first_and_its_consequences_summarised(data: Path) -> None:  # noqa: F811
+    # A closing quote is missing: the record runs into the next line, and the sector of line 17 vanishes.
+    replace_in(data / "sectors.csv", 'semiconductor equipment"', "semiconductor equipment")
+    issues = issues_of(data)
+    assert issues[0].startswith("sectors.csv:17: malformed CSV"), issues[:3]
+    assert not any("does not exist in sectors.csv" in issue for issue in issues)
+    assert issues[1:] == ["companies.csv:3: column sector: 1 value(s) not found in sectors.csv (lines 3; first "
+                          "'semiconductors'), which has errors listed above: fix those first"], issues
+
+
+def test_an_unclosed_quote_is_one_problem_not_one_per_reference(data: Path) -> None:  # noqa: F811
+    replace_in(data / "sectors.csv", 'hospitality platforms"', "hospitality platforms")  # the last record
+    issues = issues_of(data)
+    assert issues[0].startswith("sectors.csv:19: malformed CSV") and "never closed" in issues[0], issues[:3]
+    assert len(issues) == 2 and "not found in sectors.csv" in issues[1], issues
+
+
+def test_reading_goes_on_after_a_malformed_record(data: Path) -> None:  # noqa: F811
+    replace_in(data / "companies.csv", "Online marketplace for lodging.", '"Online" marketplace')
+    replace_in(data / "companies.csv", ",public,2006,", ",listed,2006,")  # spotify, line 4
+    issues = issues_of(data)
+    assert any(issue.startswith("companies.csv:2: malformed CSV") for issue in issues), issues
+    assert any(issue.startswith("companies.csv:4: column status") for issue in issues), issues
+
+
+def test_a_csv_error_is_located_at_the_first_line_of_its_record(data: Path) -> None:  # noqa: F811
+    replace_in(data / "companies.csv", "Online marketplace for lodging.", '"Online\nmarketplace"x')
+    issues = issues_of(data)
+    assert any(issue.startswith("companies.csv:2: malformed CSV") and "noticed on line 3" in issue
+               for issue in issues), issues
+
+
+def test_a_byte_order_mark_is_accepted(data: Path) -> None:  # noqa: F811
+    for name in ("companies.csv", "sectors.csv"):
+        path = data / name
+        path.write_bytes(codecs.BOM_UTF8 + path.read_bytes())
+    info, tables = validate(data)
+    assert len(tables["companies"].rows) == 10 and len(tables["sectors"].rows) > 1
+
+
+@pytest.mark.parametrize("breaker", ["\u2028", "\u2029", "\x85", "\x0c", "\x0b", "\x1c"])
+def test_only_cr_and_lf_end_a_record(data: Path, breaker: str) -> None:  # noqa: F811
+    replace_in(data / "companies.csv", "Online marketplace for lodging.", f"Online{breaker}marketplace.")
+    replace_in(data / "companies.csv", ",public,2006,", ",listed,2006,")  # spotify, line 4
+    issues = issues_of(data)
+    assert [issue.split(": ")[0:2] for issue in issues] == [["companies.csv:4", "column status"]], issues
+    replace_in(data / "companies.csv", ",listed,2006,", ",public,2006,")
+    _, tables = validate(data)
+    assert tables["companies"].rows[0]["description"] == f"Online{breaker}marketplace."
+
+
+def test_a_multiline_cell_keeps_later_line_numbers(data: Path) -> None:  # noqa: F811
+    replace_in(data / "companies.csv", "Online marketplace for lodging.", '"Online\r\nmarketplace\nfor lodging."')
+    replace_in(data / "companies.csv", ",public,2006,", ",listed,2006,")  # spotify: now on line 6
+    assert [issue.split(": ")[0] for issue in issues_of(data)] == ["companies.csv:6"]
+
+
+def test_not_utf8_names_the_fix(data: Path) -> None:  # noqa: F811
+    path = data / "countries.csv"
+    path.write_bytes(path.read_bytes().replace(b"Argentina", b"Argentin\xe9"))
+    issues = issues_of(data)
+    assert issues[0].startswith("countries.csv:3: not valid UTF-8") and "save the file as UTF-8" in issues[0]
+
+
+@pytest.mark.parametrize(
+    ("file", "old", "new", "expected"),
+    [
+        ("ipos.csv", "2020-12-09,2020-12-10", "2020-12-09,1672531200", "ipos.csv:2: column listing_date: must be"),
+        ("ipos.csv", "2020-12-09,2020-12-10", "2020-12-09,0", "ipos.csv:2: column listing_date: must be a date"),
+        ("ipos.csv", "2020-12-09,2020-12-10", "2020-12-09,20201210", "ipos.csv:2: column listing_date"),
+        ("financials.csv", "1,2023,9917000000", "1,2023,9917000000.0", "financials.csv:2: column revenue_usd: must be"),
+        ("financials.csv", "1,2023,9917000000", "1,2023,9_917_000_000", "financials.csv:2: column revenue_usd"),
+        ("financials.csv", "1,2023,9917000000", "1,2023,9.917e9", "financials.csv:2: column revenue_usd"),
+        ("financials.csv", "1,2023,9917000000", "1,2023, 9917000000", "financials.csv:2: column revenue_usd"),
+        ("financials.csv", "0.83,6907,", f"0.83,{2**63},", "financials.csv:2: column employees: must be between"),
+        ("financials.csv", "0.83,6907,", f"0.83,{2**53},", "financials.csv:2: column employees: must be between"),
+        ("ipos.csv", "51914894,", f"{2**64},", "ipos.csv:2: column shares_offered: must be between"),
+        ("ipos.csv", "5600,6000,6800", f"5600,6000,{2**63}", "ipos.csv:2: column offer_price_cents"),
+        ("funding_rounds.csv", "\n1,", f"\n{2**63},", "funding_rounds.csv:2: column id: must be between"),
+    ],
+)
+def test_lax_and_oversized_values_are_rejected(data: Path, file: str, old: str, new: str,  # noqa: F811
+                                               expected: str) -> None:
+    replace_in(data / file, old, new)
+    assert any(issue.startswith(expected) for issue in issues_of(data)), issues_of(data)
+
+
+def test_the_largest_safe_integer_is_accepted(data: Path) -> None:  # noqa: F811
+    replace_in(data / "financials.csv", "0.83,6907,", f"0.83,{MAX_SAFE_INTEGER},")
+    _, tables = validate(data)
+    assert tables["financials"].rows[0]["employees"] == MAX_SAFE_INTEGER
+
+
+def test_an_oversized_integer_fails_check_and_build_with_its_location(data: Path, tmp_path: Path) -> None:  # noqa: F811
+    replace_in(data / "ipos.csv", "51914894,", f"{2**63},")
+    runner = CliRunner()
+    checked = runner.invoke(main, ["check", "--data", str(data)])
+    assert checked.exit_code == 1 and "ipos.csv:2: column shares_offered" in checked.output
+    built = runner.invoke(main, ["build", "--data", str(data), "--out", str(tmp_path / "dist"), "--quiet"])
+    assert built.exit_code == 1 and "ipos.csv:2: column shares_offered" in built.output, built.output
+    assert not (tmp_path / "dist").exists()
+
+
+def test_a_bad_header_comes_first_and_references_into_its_file_are_summarised(data: Path) -> None:  # noqa: F811
+    path = data / "companies.csv"
+    path.write_bytes(codecs.BOM_UTF8 * 2 + path.read_bytes())  # a doubled byte-order mark: the header is wrong
+    issues = issues_of(data)
+    assert issues[0].startswith("companies.csv:1: header must be id,slug,"), issues[:2]
+    assert "unknown '\\ufeffid'" in issues[0], issues[0]  # the invisible character is named
+    assert not any("does not exist in companies.csv" in issue for issue in issues)
+    summaries = issues[1:]
+    assert summaries and all("not found in companies.csv" in issue for issue in summaries), issues
+    assert len(summaries) == len({issue.split(":")[0] for issue in summaries}) <= 8  # one per referring column
