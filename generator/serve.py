@@ -66,11 +66,12 @@ def make_handler(site: Site) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         server_version = "company-ipo-api"
         sys_version = ""
+        default_request_version = "HTTP/1.0"  # never answer in HTTP/0.9 (a body without a status line)
 
         def _respond(self, with_body: bool) -> None:
             try:
                 parts = urlsplit(self.path)
-            except ValueError:  # e.g. "GET //[ HTTP/1.1": not a URL
+            except ValueError:  # e.g. "GET http://[::1 HTTP/1.1": not a URL
                 self.send_error(HTTPStatus.BAD_REQUEST, "Bad request target")
                 return
             status, file, served_as = site.resolve(parts.path, parts.query)

@@ -1,0 +1,130 @@
+"""``serve`` and the nginx mirror under hostile requests and load: every request answered, nothing followed out."""
+
+from __future__ import annotations
+
+import importlib.util
+import shutil
+import socket
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from generator import configs
+from generator.serve import make_server
+
+from .conftest import ROOT, Served, _serve
+
+
+def _bench() -> object:
+    spec = importlib.util.spec_from_file_location("serve_load", ROOT / "bench" / "serve_load.py")
+    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    return module
+
+
+@pytest.fixture(scope="module")
+def hostile_root(tiny_build: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    base = tmp_path_factory.mktemp("hostile")
+    root = base / "dist"
+    shutil.copytree(tiny_build, root)
+    (base / "secret.json").write_text('{"secret": true}')
+    (root / "api" / "leak.json").symlink_to(base / "secret.json")
+    (root / "api" / "loop.json").symlink_to("loop.json")
+    (root / "api" / "loop").symlink_to("loop")
+    return root
+
+
+@pytest.fixture(scope="module")
+def hostile_site(hostile_root: Path) -> Iterator[Served]:
+    yield from _serve(hostile_root)
+
+
+def _raw(base: str, request: bytes) -> bytes:
+    host, port = base.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=10) as connection:
+        connection.sendall(request)
+        chunks = []
+        while chunk := connection.recv(65536):
+            chunks.append(chunk)
+    return b"".join(chunks)
+
+
+@pytest.mark.parametrize("path", ["/api/loop.json", "/api/loop", "/api/loop/x.json", "/api/companies/loop"])
+def test_a_symlink_loop_gets_the_404_page(hostile_site: Served, path: str, capfd: pytest.CaptureFixture[str]) -> None:
+    response = hostile_site.get(path)
+    assert response.status == 404 and response.body
+    assert "Traceback" not in capfd.readouterr().err
+
+
+def test_a_symlink_out_of_the_root_is_not_served(hostile_site: Served) -> None:
+    response = hostile_site.get("/api/leak.json")
+    assert response.status == 404 and b"secret" not in response.body
+
+
+@pytest.mark.parametrize("line", [b"GET http://[x]:99999/ HTTP/1.1", b"GET http://[::1 HTTP/1.1",
+                                  b"GET /a b c HTTP/1.1", b"\xff\xfe GARBAGE", b"GET / HTTP/9.9"])
+def test_a_malformed_request_line_gets_400(hostile_site: Served, line: bytes,
+                                           capfd: pytest.CaptureFixture[str]) -> None:
+    answer = _raw(hostile_site.base, line + b"\r\nHost: localhost\r\n\r\n")
+    status = answer.split(b"\r\n", 1)[0]
+    assert status.split(b" ")[1:2] in ([b"400"], [b"505"]), answer[:200]
+    assert "Traceback" not in capfd.readouterr().err
+
+
+def test_the_backlog_holds_a_burst_of_200_clients(tiny_build: Path) -> None:
+    server = make_server(tiny_build, "127.0.0.1", 0, quiet=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        assert server.request_queue_size >= 200
+        figures = _bench().summary(_bench().burst(server.server_port, 200, timeout=20))
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert figures["answered"] == 200, figures
+    assert figures["max"] < 3.0, figures  # a dropped SYN is retried after 1 s, 3 s, 7 s...: none was dropped
+
+
+def test_nginx_config_never_follows_symlinks(hostile_root: Path) -> None:
+    text = configs.nginx_conf(hostile_root, 8080)
+    assert "disable_symlinks on;" in text
+    nginx = shutil.which("nginx") or ("/usr/sbin/nginx" if Path("/usr/sbin/nginx").exists() else None)
+    if nginx is None:
+        pytest.skip("nginx is not installed: the config text is checked, not its behaviour")
+    bench = _bench()
+    import subprocess
+    import tempfile
+    import time
+    import urllib.error
+    import urllib.request
+
+    with tempfile.TemporaryDirectory() as prefix:
+        port = bench._free_port()
+        conf = Path(prefix) / "nginx.conf"
+        conf.write_text(configs.nginx_conf(hostile_root, port), encoding="utf-8")
+        process = subprocess.Popen([nginx, "-c", str(conf), "-p", prefix, "-e", "stderr"],
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            statuses = {}
+            for path in ("/api/leak.json", "/api/loop.json", "/api/companies/1.json"):
+                deadline = time.monotonic() + 10
+                while True:
+                    try:
+                        with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=10) as answer:
+                            statuses[path] = (answer.status, answer.read())
+                        break
+                    except urllib.error.HTTPError as error:
+                        statuses[path] = (error.code, error.read())
+                        break
+                    except OSError:
+                        if time.monotonic() > deadline:
+                            raise
+                        time.sleep(0.05)
+        finally:
+            process.terminate()
+            process.wait(timeout=10)
+    assert statuses["/api/companies/1.json"][0] == 200
+    assert statuses["/api/leak.json"][0] in (403, 404) and b"secret" not in statuses["/api/leak.json"][1]
+    assert statuses["/api/loop.json"][0] in (403, 404)
