@@ -6,7 +6,7 @@ from pathlib import Path
 
 import jinja2
 
-_INSTALLED = Path(__file__).resolve().parent / "templates"
+_INSTALLED = Path(__file__).resolve().parent / "_templates"
 """Where a wheel or non-editable install puts the templates (pyproject.toml maps templates/ there)."""
 TEMPLATE_DIR = _INSTALLED if _INSTALLED.is_dir() else Path(__file__).resolve().parent.parent / "templates"
 """The templates: installed beside the package, or at the top of the source checkout."""
