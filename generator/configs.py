@@ -166,6 +166,17 @@ def _types() -> list[tuple[str, list[str]]]:
     return list(by_type.items())
 
 
+MAX_ESCAPES = 12
+"""Percent-escapes of one rewrite target the nginx config decodes (stock nginx has no loop; more are left as is)."""
+
+
+def _escapes() -> list[tuple[str, str]]:
+    """``%XX`` pairs that ``quote_plus(unquote_plus(...))`` turns into a character: the unreserved ASCII ones, and
+    a space as ``+``. nginx compares map keys case-insensitively: one key covers %2d and %2D."""
+    unreserved = [b for b in range(0x80) if chr(b).isalnum() or chr(b) in "_.-~"]
+    return [(f"{b:02x}", chr(b)) for b in unreserved] + [("20", "+")]
+
+
 def nginx_conf(root: Path, port: int) -> str:
     """A complete nginx.conf serving the built folder ``root`` on 127.0.0.1:``port`` with the rules of netlify.toml.
 
@@ -185,4 +196,6 @@ def nginx_conf(root: Path, port: int) -> str:
         paths=paths,
         headers=headers,
         typed_locations=typed_locations,
+        escapes=_escapes(),
+        max_escapes=MAX_ESCAPES,
     )

@@ -5,7 +5,10 @@ from __future__ import annotations
 import importlib.util
 import shutil
 import socket
+import subprocess
+import tempfile
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -87,44 +90,62 @@ def test_the_backlog_holds_a_burst_of_200_clients(tiny_build: Path) -> None:
     assert figures["max"] < 3.0, figures  # a dropped SYN is retried after 1 s, 3 s, 7 s...: none was dropped
 
 
-def test_nginx_config_never_follows_symlinks(hostile_root: Path) -> None:
-    text = configs.nginx_conf(hostile_root, 8080)
-    assert "disable_symlinks on;" in text
+@pytest.fixture(scope="module")
+def nginx_hostile(hostile_root: Path) -> Iterator[Served]:
     nginx = shutil.which("nginx") or ("/usr/sbin/nginx" if Path("/usr/sbin/nginx").exists() else None)
     if nginx is None:
-        pytest.skip("nginx is not installed: the config text is checked, not its behaviour")
-    bench = _bench()
-    import subprocess
-    import tempfile
-    import time
-    import urllib.error
-    import urllib.request
-
+        pytest.skip("nginx is not installed")
     with tempfile.TemporaryDirectory() as prefix:
-        port = bench._free_port()
+        port = _bench()._free_port()
         conf = Path(prefix) / "nginx.conf"
         conf.write_text(configs.nginx_conf(hostile_root, port), encoding="utf-8")
         process = subprocess.Popen([nginx, "-c", str(conf), "-p", prefix, "-e", "stderr"],
                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
-            statuses = {}
-            for path in ("/api/leak.json", "/api/loop.json", "/api/companies/1.json"):
-                deadline = time.monotonic() + 10
-                while True:
-                    try:
-                        with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=10) as answer:
-                            statuses[path] = (answer.status, answer.read())
-                        break
-                    except urllib.error.HTTPError as error:
-                        statuses[path] = (error.code, error.read())
-                        break
-                    except OSError:
-                        if time.monotonic() > deadline:
-                            raise
-                        time.sleep(0.05)
+            deadline = time.monotonic() + 10
+            while True:
+                try:
+                    socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                    break
+                except OSError:
+                    if time.monotonic() > deadline or process.poll() is not None:
+                        pytest.fail("nginx did not start")
+                    time.sleep(0.05)
+            yield Served(hostile_root, f"http://127.0.0.1:{port}")
         finally:
             process.terminate()
             process.wait(timeout=10)
-    assert statuses["/api/companies/1.json"][0] == 200
-    assert statuses["/api/leak.json"][0] in (403, 404) and b"secret" not in statuses["/api/leak.json"][1]
-    assert statuses["/api/loop.json"][0] in (403, 404)
+
+
+def test_nginx_config_never_follows_symlinks(hostile_root: Path, nginx_hostile: Served) -> None:
+    assert "disable_symlinks on;" in configs.nginx_conf(hostile_root, 8080)
+    assert nginx_hostile.get("/api/companies/1.json").status == 200
+    leak = nginx_hostile.get("/api/leak.json")
+    assert leak.status in (403, 404) and b"secret" not in leak.body
+    assert nginx_hostile.get("/api/loop.json").status in (403, 404)
+
+
+ENCODED = [
+    ("/api/companies?page=%31", "/api/companies?page=1"),
+    ("/api/companies?country=%75%73&page=%31", "/api/companies?country=us"),
+    ("/api/companies?sort=%2d%76%61%6c%75%61%74%69%6f%6e", "/api/companies?sort=-valuation"),
+    ("/api/companies/%61%69%72%62%6e%62", "/api/companies/airbnb"),
+    ("/api/companies/%61irbn%62", "/api/companies/airbnb"),
+    ("/api/export?format=%63sv", "/api/export?format=csv"),
+    ("/api/companies/%31", "/api/companies/1"),
+    ("/api/companies?country=%55%53", None),
+    ("/api/companies?country=u%2Fs", None),
+    ("/api/companies/%2e%2e%2f%2e%2e%2fsecret", None),
+    ("/api/companies?page=%ZZ", None),
+    ("/api/%2531", None),
+]
+
+
+@pytest.mark.parametrize(("url", "same_as"), ENCODED)
+def test_nginx_answers_percent_encoded_urls_like_serve(hostile_site: Served, nginx_hostile: Served, url: str,
+                                                       same_as: str | None) -> None:
+    served, mirrored = hostile_site.get(url), nginx_hostile.get(url)
+    assert (mirrored.status, mirrored.body) == (served.status, served.body), url
+    if same_as is not None:  # the decoded spelling lands on the same file
+        plain = hostile_site.get(same_as)
+        assert (served.status, served.body) == (plain.status, plain.body) and served.status == 200
