@@ -11,9 +11,10 @@ from click.testing import CliRunner
 
 from generator.cli import main
 from generator.load import validate
-from generator.schema import MAX_SAFE_INTEGER
 
 from .test_load import data, issues_of, replace_in  # noqa: F401 (the data fixture)
+
+MAX_SAFE_INTEGER = 2**53 - 1  # JavaScript's Number.MAX_SAFE_INTEGER
 
 
 def test_a_stray_quote_is_reported_first_and_its_consequences_summarised(data: Path) -> None:  # noqa: F811
