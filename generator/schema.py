@@ -122,17 +122,13 @@ class Row(BaseModel):
         """pydantic's lax mode would read ``1234567.0`` or ``1_234_567`` as an integer, ``0`` as a date."""
         if isinstance(value, str) and info.field_name is not None:
             kinds = _cell_kinds(cls, info.field_name)
-            if int in kinds and not _INTEGER_CELL.fullmatch(value):
-                raise ValueError("must be a whole number written in digits only")
-            if dt.date in kinds and not _DATE_CELL.fullmatch(value):
+            if int in kinds:
+                if not _INTEGER_CELL.fullmatch(value):
+                    raise ValueError("must be a whole number written in digits only")
+                if len(value) > 15 and abs(int(value)) > MAX_SAFE_INTEGER:
+                    raise ValueError(f"must be between -{MAX_SAFE_INTEGER} and {MAX_SAFE_INTEGER} (2^53 - 1)")
+            elif dt.date in kinds and not _DATE_CELL.fullmatch(value):
                 raise ValueError("must be a date written YYYY-MM-DD")
-        return value
-
-    @field_validator("*", mode="after")
-    @classmethod
-    def _bounded(cls, value: object) -> object:
-        if type(value) is int and not -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER:
-            raise ValueError(f"must be between -{MAX_SAFE_INTEGER} and {MAX_SAFE_INTEGER} (2^53 - 1)")
         return value
 
 
