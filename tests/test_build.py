@@ -110,6 +110,13 @@ def _processes_with(token: str) -> set[int]:
     return found
 
 
+def _inode(path: Path) -> int | None:
+    try:
+        return path.stat().st_ino
+    except FileNotFoundError:
+        return None
+
+
 @pytest.mark.parametrize("workers", [0, 2])
 def test_killed_build_leaves_previous_output_whole(tmp_path: Path, tiny_build: Path, workers: int) -> None:
     out = tmp_path / "dist"
@@ -118,7 +125,9 @@ def test_killed_build_leaves_previous_output_whole(tmp_path: Path, tiny_build: P
     token = f"KILLED_BUILD_TEST={os.getpid()}-{workers}"
     env = {**os.environ, "PYTHONPATH": str(ROOT), "KILLED_BUILD_TEST": token.partition("=")[2]}
     mid_build = 0  # kills that left a staging folder (each build removes what the one before left)
+    staging = tmp_path / ".dist.staging"
     for delay in (0.3, 0.6, 0.9, 1.2):
+        left_before = _inode(staging)
         child = subprocess.Popen(
             [sys.executable, "-m", "generator", "build", "--data", str(TINY), "--out", str(out), "--quiet",
              "--force", "--workers", str(workers)],  # --force: the same inputs would skip the build
@@ -129,11 +138,16 @@ def test_killed_build_leaves_previous_output_whole(tmp_path: Path, tiny_build: P
             while len(_processes_with(token)) < 1 + workers and child.poll() is None and time.monotonic() < deadline:
                 time.sleep(0.02)
             delay /= 4
+        else:  # kill while the build writes: once its own staging folder is there (a loaded machine is slow)
+            deadline = time.monotonic() + 30
+            while child.poll() is None and time.monotonic() < deadline and _inode(staging) in (None, left_before):
+                time.sleep(0.01)
+            delay /= 4
         time.sleep(delay)
         child.send_signal(signal.SIGKILL)
         child.wait()
         assert tree(out) == expected, f"output changed after kill at {delay}s"
-        mid_build += (tmp_path / ".dist.staging").exists()
+        mid_build += staging.exists()
         deadline = time.monotonic() + 10
         while (left := _processes_with(token)) and time.monotonic() < deadline:
             time.sleep(0.05)
