@@ -15,7 +15,7 @@ import duckdb
 import jinja2
 import pydantic
 
-from generator import exports, fanout, listing, openapi, problems, serialize
+from generator import details, exports, fanout, openapi, problems, queries, serialize
 from generator.landing import landing_page
 from generator.load import DATASET_INFO_FILE, load_into, validate
 from generator.registry import DETAIL_ROUTES, DOCUMENT_ROUTES, EXPORT_ROUTE, LIST_ROUTES, ListRoute
@@ -109,9 +109,9 @@ def example_urls(route: ListRoute, domains: dict[str, list[str]]) -> list[str]:
 def _detail_files(
     con: duckdb.DuckDBPyConnection, info: DatasetInfo, examples: dict[str, list[str]]
 ) -> Iterator[tuple[str, bytes]]:
-    meta = listing.base_meta(info)
+    meta = queries.base_meta(info)
     for route in DETAIL_ROUTES:
-        for keys, model in route.build(con, info):
+        for keys, model in getattr(details, route.builder)(con, info):
             canonical = route.file_path(keys[-1])
             body = serialize.document({"data": model, "meta": meta, "links": {"self": canonical}})
             if len(examples.setdefault(route.name, [])) < len(keys):
@@ -146,7 +146,7 @@ def build(config: BuildConfig, progress: Progress = lambda _: None) -> BuildRepo
     progress("load: loading tables into DuckDB")
     con = duckdb.connect(":memory:", config={"threads": config.threads} if config.threads else {})
     load_into(con, tables)
-    con.execute(listing.read_sql("views"))
+    con.execute(queries.read_sql("views"))
     companies = len(tables["companies"].rows)
     del tables
     stage("load")

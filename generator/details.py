@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import duckdb
 
 from generator import responses
-from generator.listing import read_sql
+from generator.queries import read_sql
 from generator.schema import DatasetInfo
 
 EDGAR_COMPANY_URL = "https://www.sec.gov/cgi-bin/browse-edgar?action=getcompany&CIK={cik:010d}"
