@@ -191,7 +191,8 @@ def _list_view(route: ListRoute, urls: Sequence[str], router: Router) -> RouteVi
         default_sort=route.default_sort, per_page=route.per_page, groups=groups,
         combine_freely=not route.incompatible_sets(), incompatible_sets=pairs,
         problem_id=f"problem-{route.name}-filter-combination" if pairs else "",
-        default_filters=list(route.default_filters), facets=[f.name for f in route.filters if f.faceted], path_pattern=pattern,
+        default_filters=list(route.default_filters), facets=[f.name for f in route.filters if f.faceted],
+        path_pattern=pattern,
     )
 
 

@@ -18,7 +18,7 @@ import duckdb
 
 from generator import serialize
 from generator.queries import base_meta, read_sql, sql_params
-from generator.registry import FACET_LIMIT, WORD_MAX, Filter, ListRoute
+from generator.registry import FACET_LIMIT, SORT_DEPTH, WORD_MAX, Filter, ListRoute
 from generator.schema import DatasetInfo
 
 Combination = frozenset[tuple[str, str]]
@@ -93,22 +93,34 @@ def combinations(
 ) -> dict[Combination, tuple[tuple[str, ...], tuple[list[int], ...]]]:
     """Every non-empty combination the route publishes: its sort values and, per sort, the ordered row indexes.
 
-    Each group of combinable filters is one grouped query; a combination two groups share (the unfiltered
-    listing, say) keeps the version with the most sorts."""
+    Each group of combinable filters is one grouped query; the orders a combination does not publish (every
+    sort but the default past ``SORT_DEPTH`` filters) are not computed. A combination two groups share (the
+    unfiltered listing, say) keeps the version with the most sorts."""
     out: dict[Combination, tuple[tuple[str, ...], tuple[list[int], ...]]] = {}
+    everything = route.sort_values
     for group in sorted(route.groups, key=lambda g: not all(f.sortable for f in g)):
-        sorts = route.sorts_for({f.name for f in group})
+        sortable = all(f.sortable for f in group)
+        applied = " + ".join(f"(f{i} IS NOT NULL)::INTEGER" for i in range(len(group))) or "0"
         joins = "".join(f", {_membership(i, f)}" for i, f in enumerate(group))
         keys = "".join(f"f{i}::VARCHAR AS f{i}, " for i in range(len(group)))
-        lists = ", ".join(f"list(_idx ORDER BY {_order_by(route, s)}) AS s{i}" for i, s in enumerate(sorts))
+        lists = ", ".join(
+            f"list(_idx ORDER BY {_order_by(route, s)})"
+            + ("" if s == route.default_sort else
+               f" FILTER (WHERE {applied} <= {SORT_DEPTH})" if sortable else " FILTER (WHERE false)")
+            + f" AS s{i}"
+            for i, s in enumerate(everything)
+        )
         query = f"SELECT {keys}{lists} FROM rows{joins} {'GROUP BY ALL' if group else ''}"
+        default = everything.index(route.default_sort)
         for record in con.execute(query).fetchall():
-            if not record[len(group)]:
+            orders = record[len(group):]
+            if not orders[default]:
                 continue  # no rows at all: an aggregate without GROUP BY still answers one (empty) record
             key = frozenset((f.name, v) for f, v in zip(group, record, strict=False) if v is not None)
+            sorts = route.sorts_for({name for name, _ in key})
             if key in out and len(out[key][0]) >= len(sorts):
                 continue
-            out[key] = (sorts, tuple(record[len(group):]))
+            out[key] = (sorts, tuple(orders[everything.index(s)] for s in sorts))
     return out
 
 

@@ -179,6 +179,8 @@ class ListRoute:
 
     def unsorted_sets(self) -> list[tuple[str, ...]]:
         """The smallest filter sets that take the default order only (each refused with ``sort``)."""
+        if len(self.sort_values) < 2:
+            return []
         out = [(f.name,) for f in self.filters if not f.sortable]
         for group in self.groups:
             names = [f.name for f in group if f.sortable]

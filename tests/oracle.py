@@ -60,8 +60,6 @@ def company_matches(c: dict[str, str], filters: dict[str, str]) -> bool:
         c["valuation_usd"] == "" or int(c["valuation_usd"]) < int(filters["minValuation"])
     ):
         return False
-    if "q" in filters:
-        q = filters["q"]
-        if not any(w.startswith(q) for w in words(f"{c['name']} {c['ticker']}")):
-            return False
-    return True
+    if "status" in filters and c["status"] != filters["status"]:
+        return False
+    return "q" not in filters or filters["q"] in words(f"{c['name']} {c['ticker']}")  # a whole word

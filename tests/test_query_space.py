@@ -163,13 +163,16 @@ def test_every_published_sort_of_a_combination_has_the_same_rows(published: dict
     files = published[route.name]
     firsts = [(url, b) for url, b in files.items() if b["meta"]["page"] == 1]
     by_filters: dict[str, list[list[dict]]] = {}
-    for url, _ in firsts:
+    sorts: dict[str, set[str]] = {}
+    for url, body in firsts:
         rows = crawl(files, url)
-        key = json.dumps(files[url]["meta"]["filters"], sort_keys=True)
+        key = json.dumps(body["meta"]["filters"], sort_keys=True)
         by_filters.setdefault(key, []).append(sorted(json.dumps(r, sort_keys=True) for r in rows))
+        sorts.setdefault(key, set()).add(body["meta"]["sort"])
     for key, variants in by_filters.items():
         assert all(v == variants[0] for v in variants), key
         assert len(set(variants[0])) == len(variants[0]), key
+        assert sorts[key] == set(route.sorts_for(set(json.loads(key)))), key
 
 
 @pytest.mark.parametrize("query", ["sector=no-such-sector", "country=zz", "page=999", "q=zzzzqqq"])
