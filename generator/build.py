@@ -71,6 +71,9 @@ class BuildReport:
     written: int = 0
     stages: dict[str, float] = field(default_factory=dict)
     files_by_endpoint: Counter[str] = field(default_factory=Counter)
+    files_by_kind: Counter[str] = field(default_factory=Counter)
+    """Files by what they are: listing pages, details, exports, documents (OpenAPI, landing page, problems)."""
+    bytes_by_kind: Counter[str] = field(default_factory=Counter)
     bytes_by_endpoint: Counter[str] = field(default_factory=Counter)
 
     @property
@@ -145,6 +148,7 @@ def build(config: BuildConfig, progress: Progress = lambda _: None) -> BuildRepo
 
     progress("load: loading tables into DuckDB")
     con = duckdb.connect(":memory:", config={"threads": config.threads} if config.threads else {})
+    con.execute("SET enable_progress_bar = false")  # the build reports its own progress
     load_into(con, tables)
     con.execute(queries.read_sql("views"))
     companies = len(tables["companies"].rows)
@@ -154,22 +158,24 @@ def build(config: BuildConfig, progress: Progress = lambda _: None) -> BuildRepo
     writer = OutputWriter(config.out_dir)
     try:
 
-        def emit(path: str, data: bytes) -> None:
+        def emit(path: str, data: bytes, kind: str = "document") -> None:
             writer.write(path, data)
             endpoint = _endpoint_of(path)
             report.files_by_endpoint[endpoint] += 1
             report.bytes_by_endpoint[endpoint] += len(data)
+            report.files_by_kind[kind] += 1
+            report.bytes_by_kind[kind] += len(data)
 
         examples: dict[str, list[str]] = {}
 
         def details_and_exports() -> None:
             progress("details: profiles")
             for path, body in _detail_files(con, info, examples):
-                emit(path, body)
+                emit(path, body, "detail")
             stage("details")
             progress("exports: json, csv, parquet")
             for path, body in exports.export_files(con, info, writer.scratch):
-                emit(path, body)
+                emit(path, body, "export")
             stage("exports")
 
         workers = config.workers if config.workers is not None else fanout.default_workers(companies)
@@ -184,6 +190,8 @@ def build(config: BuildConfig, progress: Progress = lambda _: None) -> BuildRepo
             endpoint = _endpoint_of(route.path)
             report.files_by_endpoint[endpoint] += results[route.name].stats.files
             report.bytes_by_endpoint[endpoint] += results[route.name].stats.bytes
+            report.files_by_kind["listing"] += results[route.name].stats.files
+            report.bytes_by_kind["listing"] += results[route.name].stats.bytes
             examples[route.name] = example_urls(route, results[route.name].domains)
         domains = {name: result.domains for name, result in results.items()}
         if not workers:
