@@ -25,6 +25,13 @@ def words(text: str) -> list[str]:
     return [w for w in out if w]
 
 
+def current_valuation(c: dict[str, str]) -> int | None:
+    """The valuation rankings use: public or private, not flagged stale (data/README.md, "Current valuation")."""
+    if c["valuation_usd"] == "" or c["status"] not in ("public", "private") or c["valuation_is_current"] == "false":
+        return None
+    return int(c["valuation_usd"])
+
+
 def company_order(companies: list[dict[str, str]], sort: str) -> list[int]:
     """Company ids in the order of a sort value; nulls last in both directions, id breaks ties."""
     field = sort.lstrip("-")
@@ -32,8 +39,7 @@ def company_order(companies: list[dict[str, str]], sort: str) -> list[int]:
 
     def key(c: dict[str, str]) -> tuple:
         if field == "valuation":
-            raw = c["valuation_usd"]
-            value = None if raw == "" else int(raw)
+            value = current_valuation(c)
         else:
             value = c["name"].lower()
         if value is None:
@@ -57,7 +63,7 @@ def company_matches(c: dict[str, str], filters: dict[str, str]) -> bool:
     if "country" in filters and c["country"] != filters["country"]:
         return False
     if "minValuation" in filters and (
-        c["valuation_usd"] == "" or int(c["valuation_usd"]) < int(filters["minValuation"])
+        current_valuation(c) is None or current_valuation(c) < int(filters["minValuation"])
     ):
         return False
     if "q" in filters:
