@@ -38,10 +38,7 @@ def company_order(companies: list[dict[str, str]], sort: str) -> list[int]:
     descending = sort.startswith("-")
 
     def key(c: dict[str, str]) -> tuple:
-        if field == "valuation":
-            value = current_valuation(c)
-        else:
-            value = c["name"].lower()
+        value = current_valuation(c) if field == "valuation" else c["name"].lower()
         if value is None:
             return (1, 0, int(c["id"]))
         if descending:
