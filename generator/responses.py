@@ -415,8 +415,8 @@ class IndustryListItem(Out):
 
 class YearAmount(Out):
     year: int
-    rounds: int
-    amount_usd: int | None
+    rounds: int = Field(description="equity rounds announced that year")
+    amount_usd: int | None = Field(description="sum of their disclosed amounts (stake purchases, buyouts, debt apart)")
 
 
 class CountryCount(Out):
