@@ -93,6 +93,7 @@ def company_profiles(
             ipos=ipos.get(c["id"], []),
             analysis=responses.Analysis(**analysis[c["id"]], methodology=ANALYSIS_METHODOLOGY),
             valuation_is_current=analysis_current[c["id"]],
+            valuation_currency_converted_from=c["valuation_currency_converted_from"],
         )
         yield (str(c["id"]), c["slug"]), profile
 

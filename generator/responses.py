@@ -55,6 +55,8 @@ class CompanyListItem(Out):
                                                  "(an acquisition price, a last private mark)")
     last_known_valuation_date: dt.date | None
     other_transactions_usd: int | None = Field(description="sum of disclosed stake purchases, buyouts and debt")
+    valuation_currency_converted_from: str | None = Field(description="ISO 4217 currency the last known valuation "
+                                                          "was reported in, when converted to USD")
 
 
 class Named(Out):
@@ -178,6 +180,8 @@ class CompanyProfile(Out):
     ipos: list[IpoRecord]
     analysis: Analysis
     valuation_is_current: bool = Field(description="see CompanyListItem.valuation_is_current")
+    valuation_currency_converted_from: str | None = Field(description="ISO 4217 currency the valuation was "
+                                                          "reported in, when converted to USD")
 
 
 class CompanyRef(Out):
@@ -250,6 +254,7 @@ class OfferingListItem(Out):
     lead_investor: InvestorRef | None
     description: str | None
     basis: Basis
+    currency_converted_from: str | None = Field(description="ISO 4217 currency the figures were converted from")
 
 
 CalendarEventType = Literal[

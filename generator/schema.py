@@ -140,6 +140,9 @@ class Company(Row):
         None, description="empty = current when status is public or private; false = superseded or stale "
         "(e.g. insolvency, a public write-down without a new figure)"
     )
+    valuation_currency_converted_from: CurrencyCode | None = Field(
+        None, description="currency the valuation was reported in when valuation_usd is converted"
+    )
 
     @field_validator("slug")
     @classmethod
@@ -252,6 +255,9 @@ class Offering(Row):
     lead_investor_id: int | None = None
     description: Text | None = None
     basis: Basis
+    currency_converted_from: CurrencyCode | None = Field(
+        None, description="currency the offering was reported in when the USD figures are converted"
+    )
 
 
 class SecondaryPrice(Row):

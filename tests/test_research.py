@@ -161,3 +161,20 @@ def test_converted_round_figures_name_their_currency(embedded_csv: dict) -> None
     rows = {r["id"]: r for r in _rows(EMBEDDED, "funding")}
     for round_id, row in rows.items():
         assert row["currency_converted_from"] == flagged.get(round_id)
+
+
+def test_figures_reported_in_another_currency_are_flagged(embedded_csv: dict) -> None:
+    """An offering described in euros or pounds, and a valuation taken from a converted round, say so."""
+    for offering in embedded_csv["offerings"]:
+        foreign = any(mark in (offering["description"] or "") for mark in ("EUR ", "GBP ", "£", "€"))
+        assert bool(offering["currency_converted_from"]) == foreign, offering
+    converted = {(r["company_id"], r["announced_date"], r["post_money_valuation_usd"]): r["currency_converted_from"]
+                 for r in embedded_csv["funding_rounds"]
+                 if r["currency_converted_from"] and r["post_money_valuation_usd"]}
+    for c in embedded_csv["companies"]:
+        source = converted.get((c["id"], c["valuation_date"], c["valuation_usd"]))
+        if source:
+            assert c["valuation_currency_converted_from"] == source, c["name"]
+    rows = {r["id"]: r for r in _rows(EMBEDDED, "offerings")}
+    assert {i: r["currency_converted_from"] for i, r in rows.items() if r["currency_converted_from"]} == {
+        int(o["id"]): o["currency_converted_from"] for o in embedded_csv["offerings"] if o["currency_converted_from"]}

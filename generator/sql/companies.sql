@@ -22,7 +22,8 @@ SELECT
     v.valuation_is_current,
     c.valuation_usd AS last_known_valuation_usd,
     c.valuation_date AS last_known_valuation_date,
-    r.other_transactions_usd
+    r.other_transactions_usd,
+    c.valuation_currency_converted_from
 FROM companies AS c
 JOIN sectors AS s ON s.slug = c.sector
 JOIN countries AS n ON n.code = c.country

@@ -7,7 +7,7 @@ SELECT
     r.total_raised_usd, r.last_round_stage, r.last_round_date,
     '/api/companies/' || c.slug AS url,
     v.valuation_is_current, c.valuation_usd AS last_known_valuation_usd,
-    c.valuation_date AS last_known_valuation_date, r.other_transactions_usd,
+    c.valuation_date AS last_known_valuation_date, r.other_transactions_usd, c.valuation_currency_converted_from,
     r.last_round_post_money_usd,
     sp.latest_valuation_usd AS latest_secondary_valuation_usd,
     sp.latest_month AS latest_secondary_month,
