@@ -24,6 +24,11 @@ from generator.schema import (
     RoundTransaction,
 )
 
+EQUITY = "sum of disclosed equity-round amounts (convertible notes included), whole USD; null when none"
+OTHER = "sum of disclosed stake purchases, buyouts and debt, whole USD (not in total_raised_usd)"
+CURRENT = "true for a public market cap or a private company's latest valuation not flagged stale; false otherwise"
+CONVERTED = "ISO 4217 currency the figure was reported in when converted to USD; null = reported in USD"
+
 
 class Out(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -40,23 +45,18 @@ class CompanyListItem(Out):
     status: CompanyStatus
     ticker: str | None
     exchange: str | None = Field(description="exchange slug")
-    valuation_usd: int | None = Field(description="current valuation or market capitalisation, whole USD; null "
-                                      "when the last known figure is not current (see valuation_is_current)")
+    valuation_usd: int | None = Field(description="current valuation or market cap, whole USD; null if none is current")
     valuation_date: dt.date | None
     valuation_basis: Basis | None
-    total_raised_usd: int | None = Field(description="sum of disclosed equity-round amounts (new equity, incl. "
-                                         "convertible notes), whole USD; stake purchases, buyouts and debt excluded")
+    total_raised_usd: int | None = Field(description=EQUITY)
     last_round_stage: RoundStage | None
     last_round_date: dt.date | None
     url: str = Field(description="path of the company profile")
-    valuation_is_current: bool = Field(description="public market cap or private company's latest valuation, not "
-                                       "flagged stale; false for acquired and closed companies")
-    last_known_valuation_usd: int | None = Field(description="latest figure on record, current or not "
-                                                 "(an acquisition price, a last private mark)")
+    valuation_is_current: bool = Field(description=CURRENT)
+    last_known_valuation_usd: int | None = Field(description="latest figure on record, current or not")
     last_known_valuation_date: dt.date | None
-    other_transactions_usd: int | None = Field(description="sum of disclosed stake purchases, buyouts and debt")
-    valuation_currency_converted_from: str | None = Field(description="ISO 4217 currency the last known valuation "
-                                                          "was reported in, when converted to USD")
+    other_transactions_usd: int | None = Field(description=OTHER)
+    valuation_currency_converted_from: str | None = Field(description=CONVERTED)
 
 
 class Named(Out):
@@ -95,8 +95,7 @@ class FinancialYear(Out):
     revenue_growth: float | None = Field(description="revenue / previous fiscal year's revenue - 1, ratio")
     employees: int | None
     basis: Basis
-    currency_converted_from: str | None = Field(description="ISO 4217 reporting currency the USD figures were "
-                                                "converted from; null when reported in USD")
+    currency_converted_from: str | None = Field(description=CONVERTED)
 
 
 class RoundInvestorRef(Out):
@@ -115,17 +114,17 @@ class Round(Out):
     basis: Basis
     investors: list[RoundInvestorRef]
     transaction: RoundTransaction = Field(description="equity, stake-purchase, buyout or debt")
-    currency_converted_from: str | None = Field(description="ISO 4217 currency the figures were converted from")
+    currency_converted_from: str | None = Field(description=CONVERTED)
 
 
 class Funding(Out):
-    total_raised_usd: int | None = Field(description="sum of disclosed equity-round amounts; null when none disclosed")
+    total_raised_usd: int | None = Field(description=EQUITY)
     rounds_count: int
     investors_count: int
     last_round_stage: RoundStage | None
     last_round_date: dt.date | None
     rounds: list[Round] = Field(description="newest first")
-    other_transactions_usd: int | None = Field(description="sum of disclosed stake purchases, buyouts and debt")
+    other_transactions_usd: int | None = Field(description=OTHER)
 
 
 class IpoRecord(Out):
@@ -179,9 +178,8 @@ class CompanyProfile(Out):
     funding: Funding
     ipos: list[IpoRecord]
     analysis: Analysis
-    valuation_is_current: bool = Field(description="see CompanyListItem.valuation_is_current")
-    valuation_currency_converted_from: str | None = Field(description="ISO 4217 currency the valuation was "
-                                                          "reported in, when converted to USD")
+    valuation_is_current: bool = Field(description=CURRENT)
+    valuation_currency_converted_from: str | None = Field(description=CONVERTED)
 
 
 class CompanyRef(Out):
@@ -236,8 +234,7 @@ class PreIpoListItem(CompanyListItem):
         description="latest_secondary_valuation_usd / last_round_post_money_usd - 1, ratio (negative = discount)"
     )
     ipo_status: IpoStatus | None = Field(description="status of the company's latest IPO record, if any")
-    latest_secondary_observed_date: dt.date | None = Field(description="date of the tender offer or secondary "
-                                                           "sale the latest mark comes from")
+    latest_secondary_observed_date: dt.date | None = Field(description="date of the transaction behind the mark")
 
 
 class OfferingListItem(Out):
@@ -254,7 +251,7 @@ class OfferingListItem(Out):
     lead_investor: InvestorRef | None
     description: str | None
     basis: Basis
-    currency_converted_from: str | None = Field(description="ISO 4217 currency the figures were converted from")
+    currency_converted_from: str | None = Field(description=CONVERTED)
 
 
 CalendarEventType = Literal[
@@ -291,7 +288,7 @@ class FundingListItem(Out):
     lead_investors: list[InvestorRef]
     investors_count: int
     transaction: RoundTransaction = Field(description="equity, stake-purchase, buyout or debt")
-    currency_converted_from: str | None = Field(description="ISO 4217 currency the figures were converted from")
+    currency_converted_from: str | None = Field(description=CONVERTED)
 
 
 class ScoreComponent(Out):
@@ -351,8 +348,7 @@ class FilingListItem(Out):
     edgar_url_kind: Literal["filing", "filer-page"] | None = Field(
         description="filing = edgar_url is the filing itself; filer-page = the accession number is not on record "
         "and edgar_url is the filer's list of filings; null without a CIK")
-    filer_cik: int | None = Field(description="CIK the filing was made under (a predecessor's when not the "
-                                  "company's own)")
+    filer_cik: int | None = Field(description="CIK the filing was made under (may be a predecessor's)")
 
 
 class InvestorListItem(Out):
@@ -411,17 +407,17 @@ class IndustryListItem(Out):
     valued_company_count: int = Field(description="companies with a current valuation")
     total_valuation_usd: int | None = Field(description="sum of current valuations (see valuation_is_current)")
     median_valuation_usd: int | None = Field(description="median of current valuations")
-    total_raised_usd: int | None = Field(description="sum of disclosed equity-round amounts")
+    total_raised_usd: int | None = Field(description=EQUITY)
     ipo_counts: list[StatusCount]
     top_companies: list[ValuedCompany] = Field(description="up to 5, highest current valuation first")
     url: str
-    other_transactions_usd: int | None = Field(description="sum of disclosed stake purchases, buyouts and debt")
+    other_transactions_usd: int | None = Field(description=OTHER)
 
 
 class YearAmount(Out):
     year: int
     rounds: int = Field(description="equity rounds announced that year")
-    amount_usd: int | None = Field(description="sum of their disclosed amounts (stake purchases, buyouts, debt apart)")
+    amount_usd: int | None = Field(description="sum of their disclosed amounts")
 
 
 class CountryCount(Out):
