@@ -322,6 +322,8 @@ def _unicorns(tables: dict[str, list[dict]], companies: dict[int, dict], shared:
     joined = FieldCheck("unicorn: not $1B+ earlier", "CB Insights 2025-01")
     founded = FieldCheck("founded year", "Maven+Crunchbase")
     city = FieldCheck("headquarters city", "CB Insights+Maven")
+    country = FieldCheck("headquarters country", "CB Insights+Maven")
+    country_names = {n["name"].lower(): n["code"] for n in tables["countries"]}
     for c in companies.values():
         key = norm(c["name"])
         theirs = cb.get(key)
@@ -344,4 +346,8 @@ def _unicorns(tables: dict[str, list[dict]], companies: dict[int, dict], shared:
         if agree and c["headquarters_city"]:
             city.record(c["name"], c["headquarters_city"], cb[key]["city"],
                         _city(c["headquarters_city"]) == _city(cb[key]["city"]))
-    return [valuation, joined, founded, city]
+        if key in cb and key in maven and cb[key]["country"] == maven[key]["country"]:
+            theirs = country_names.get(cb[key]["country"].lower())
+            if theirs:
+                country.record(c["name"], c["country"], cb[key]["country"], c["country"] == theirs)
+    return [valuation, joined, founded, city, country]

@@ -14,8 +14,9 @@ Thresholds:
   (participants of other closes of the same round appear and disappear);
 - CB Insights valuations: 80 %; its figures lag (a 2025-01 snapshot carries marks from 2021-2023) while ours are
   the latest on record on 2025-01-07, so a share of legitimate differences is expected; "not $1B+ earlier": 95 %;
-- founded year and headquarters city (only where two reference files agree): 80 %; founding vs incorporation
-  year and headquarters moves make some disagreement legitimate.
+- founded year and headquarters city (city only where CB Insights and Maven agree; founded year from Maven where
+  Crunchbase 2013 does not contradict it): 80 %; founding vs incorporation year and headquarters moves make some
+  disagreement legitimate; headquarters country (where both agree): 90 %, as moves across borders are rarer.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ THRESHOLDS = {
     "unicorn: not $1B+ earlier": 0.95,
     "founded year": 0.80,
     "headquarters city": 0.80,
+    "headquarters country": 0.90,
 }
 
 MIN_CHECKED = {"ticker -> cik": 80, "ipo offer price": 35, "unicorn valuation": 80, "founded year": 60,
