@@ -10,6 +10,7 @@ import json
 import re
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 
 from generator.load import validate
@@ -66,6 +67,7 @@ def _mdy(text: str, two_digit: bool = False) -> dt.date | None:
     return dt.datetime.strptime(text, "%m-%d-%y" if two_digit else "%m/%d/%Y").date()
 
 
+@cache
 def sec_tickers(shared: Path) -> dict[str, set[int]]:
     """Ticker -> CIKs from both SEC ticker lists (2023)."""
     out: dict[str, set[int]] = {}
@@ -77,6 +79,7 @@ def sec_tickers(shared: Path) -> dict[str, set[int]]:
     return out
 
 
+@cache
 def nasdaq_priced(shared: Path) -> dict[str, dict]:
     """Priced IPOs 2021-2025 by ticker: date, offer price (cents), shares, dollar value."""
     out = {}
@@ -93,6 +96,7 @@ def nasdaq_priced(shared: Path) -> dict[str, dict]:
     return out
 
 
+@cache
 def iposcoop(shared: Path) -> dict[str, list[dict]]:
     """Completed US IPOs 2000-2018 by symbol: trade date, offer price and first-day close (cents)."""
     out: dict[str, list[dict]] = {}
@@ -111,6 +115,7 @@ def iposcoop(shared: Path) -> dict[str, list[dict]]:
     return out
 
 
+@cache
 def cb_unicorns(shared: Path) -> dict[str, dict]:
     """CB Insights unicorns (2025-01-07) by normalised name: valuation (USD), date joined, country, city."""
     out = {}
@@ -122,6 +127,7 @@ def cb_unicorns(shared: Path) -> dict[str, dict]:
     return out
 
 
+@cache
 def maven_unicorns(shared: Path) -> dict[str, dict]:
     """Maven Analytics unicorns (2022-03) by normalised name: founded year, city, country."""
     out = {}
@@ -133,6 +139,7 @@ def maven_unicorns(shared: Path) -> dict[str, dict]:
     return out
 
 
+@cache
 def crunchbase_2013(shared: Path) -> dict[str, dict]:
     """Crunchbase 2013 companies by normalised name: founded year and city (US companies only)."""
     out = {}
@@ -145,6 +152,7 @@ def crunchbase_2013(shared: Path) -> dict[str, dict]:
     return out
 
 
+@cache
 def edgar_index(shared: Path) -> tuple[dict[str, tuple[int, str, dt.date]], set[dt.date]]:
     """Accession number -> (filer CIK, form, date) from the two EDGAR index files, and the dates they cover."""
     out: dict[str, tuple[int, str, dt.date]] = {}
@@ -161,6 +169,7 @@ def edgar_index(shared: Path) -> tuple[dict[str, tuple[int, str, dt.date]], set[
     return out, {d for d, n in per_day.items() if n >= 100}  # a few stray older dates are not full days
 
 
+@cache
 def crunchbase_rounds(shared: Path) -> dict[str, list[dict]]:
     """Crunchbase 2013 rounds by normalised company name: type, date, amount; and investors per (name, date)."""
     out: dict[str, list[dict]] = {}
@@ -176,6 +185,7 @@ def crunchbase_rounds(shared: Path) -> dict[str, list[dict]]:
     return out
 
 
+@cache
 def crunchbase_investors(shared: Path) -> dict[str, list[tuple[dt.date, str]]]:
     """Crunchbase 2013 investments by normalised company name: (date, normalised investor name)."""
     out: dict[str, list[tuple[dt.date, str]]] = {}
