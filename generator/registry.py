@@ -267,7 +267,9 @@ PREFIX_DESCRIPTION = (
 SECTOR = _category("sector", "Sector slug (see /api/industries).")
 COUNTRY = _category("country", "ISO 3166-1 alpha-2 country code, lowercase.")
 MIN_VALUATION = Filter("minValuation", "ladder", "valuation_usd",
-                       "Minimum valuation in whole USD (inclusive); one of the documented ladder values.",
+                       "Minimum current valuation in whole USD (inclusive); one of the documented ladder values. "
+                       "Acquired and closed companies' last figures are history, not current "
+                       "(see valuation_is_current).",
                        MINIMUM_VALUATION_LADDER_USD)
 COMPANY_TEXT = Filter("q", "text", "name || ' ' || coalesce(ticker, '')", WORD_DESCRIPTION, sortable=False)
 VALUATION = SortField("valuation", "valuation_usd")
@@ -353,8 +355,9 @@ ROUTES: tuple[ListRoute | DetailRoute | ExportRoute | DocumentRoute, ...] = (
     ListRoute(
         name="trending", path="/api/trending", summary="Secondary-price movers and IPO-ready names",
         description="`kind=gainers|decliners`: largest rises and falls of the secondary implied valuation over "
-        "the latest six months of data; `kind=ipo-ready`: private companies ranked by a transparent score whose "
-        "components are listed in each row. Default: gainers.",
+        "the latest six months of data, from observed transactions only (tender offers, reported secondary sales; "
+        "each mark uses nothing dated after it); `kind=ipo-ready`: private companies ranked by a transparent score "
+        "whose components are listed in each row. Default: gainers.",
         rows_sql="trending", model=responses.TrendingEntry, key="entry_key",
         filters=(_category("kind", "Which list.", domain=("decliners", "gainers", "ipo-ready")),),
         sorts=(SortField("rank", "rank", ("asc",)),), default_sort="rank",
