@@ -18,7 +18,7 @@ from generator.registry import (
     PAGE_PARAM,
     ROUTES,
     SORT_PARAM,
-    TEXT_PREFIX_MAX,
+    WORD_MAX,
     DetailRoute,
     DocumentRoute,
     ExportRoute,
@@ -82,24 +82,33 @@ def _json(schema: dict[str, Any], description: str) -> dict[str, Any]:
 
 def _meta_schema(route: ListRoute) -> dict[str, Any]:
     properties: dict[str, Any] = {
-        "total": {"type": "integer", "minimum": 0, "description": "rows in the whole result set"},
+        "total": {"type": "integer", "minimum": 1, "description": "rows in the whole result set"},
         "page": {"type": "integer", "minimum": 1},
         "per_page": {"type": "integer", "enum": [route.per_page]},
-        "pages": {"type": "integer", "minimum": 1, "description": "at least 1, even for an empty result"},
+        "pages": {"type": "integer", "minimum": 1, "description": "at least 1: empty results are not published"},
         "sort": {"type": "string", "enum": list(route.sort_values)},
         "filters": {"type": "object", "description": "the filters applied, with their values",
                     "additionalProperties": {"oneOf": [{"type": "string"}, {"type": "integer"}]}},
         "as_of": {"type": "string", "format": "date"},
         "disclaimer": {"type": "string"},
     }
-    if route.facets:
-        bucket = {"type": "object", "required": ["value", "count"], "additionalProperties": False,
-                  "properties": {"value": {"type": "string"}, "count": {"type": "integer", "minimum": 1}}}
+    required = list(properties)
+    faceted = [f for f in route.filters if f.faceted]
+    if faceted:
+        bucket = {"type": "object", "required": ["value", "count", "url"], "additionalProperties": False,
+                  "properties": {
+                      "value": {"oneOf": [{"type": "string"}, {"type": "integer"}]},
+                      "count": {"type": "integer", "minimum": 1, "description": "meta.total of the listing at url"},
+                      "url": {"type": "string", "description": "path-style URL of the refined listing's page 1"}}}
         properties["facets"] = {
-            "type": "object", "required": list(route.facets), "additionalProperties": False,
-            "properties": {f: {"type": "array", "items": bucket} for f in route.facets},
+            "type": "object", "additionalProperties": False, "description": "page 1 only: refinements with rows",
+            "properties": {f.name: {"type": "array", "items": bucket} for f in faceted},
         }
-    return {"type": "object", "required": list(properties), "additionalProperties": False, "properties": properties}
+        properties["facets_truncated"] = {
+            "type": "array", "items": {"type": "string", "enum": [f.name for f in faceted]},
+            "description": "page 1 only: facets that list only their most frequent values",
+        }
+    return {"type": "object", "required": required, "additionalProperties": False, "properties": properties}
 
 
 LINKS = {
@@ -119,7 +128,8 @@ def _list_operation(route: ListRoute, domains: dict[str, list[str]], schemas: Sc
     for flt in route.filters:
         values = domains[flt.name]
         if flt.kind == "text":
-            schema: dict[str, Any] = {"type": "string", "pattern": f"^[a-z0-9]{{1,{TEXT_PREFIX_MAX}}}$"}
+            longest = flt.prefix_max or WORD_MAX
+            schema: dict[str, Any] = {"type": "string", "pattern": f"^[a-z0-9]{{1,{longest}}}$"}
         elif flt.kind in ("ladder", "year"):
             schema = {"type": "integer", "enum": [int(v) for v in values]}
         else:
@@ -145,7 +155,8 @@ def _list_operation(route: ListRoute, domains: dict[str, list[str]], schemas: Sc
         "operationId": f"list_{route.name.replace('-', '_')}", "summary": route.summary,
         "description": description, "parameters": parameters,
         "responses": {"200": _json(envelope, "One page of results"),
-                      "404": _problem_response("Unknown filter value, page beyond the last, or filters that do "
+                      "404": _problem_response("Unknown value, no results, or page past the last (a URL is "
+                                               "published exactly when it has content); or parameters that do "
                                                "not combine")},
     }
 
