@@ -17,10 +17,6 @@ numbers) hold exactly; a date cell is exactly ``YYYY-MM-DD`` (not a Unix time, n
 from __future__ import annotations
 
 import datetime as dt
-import functools
-import re
-import types
-import typing
 from dataclasses import dataclass, field
 from typing import Annotated, Literal
 
@@ -33,6 +29,8 @@ from pydantic import (
     field_validator,
     model_validator,
 )
+
+from generator.cells import check_cell
 
 SLUG_PATTERN = r"^[a-z0-9]+(?:-[a-z0-9]+)*$"
 
@@ -96,43 +94,15 @@ IPO_STATUS_DATE: dict[str, str] = {
 """The date that goes with each IPO status: required for that status, and the source of the row's year."""
 
 
-MAX_SAFE_INTEGER = 2**53 - 1
-"""Largest integer a JSON client holds exactly (JavaScript's Number.MAX_SAFE_INTEGER); every integer cell is
-bounded by it."""
-_INTEGER_CELL = re.compile(r"-?[0-9]+")
-_DATE_CELL = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
-
-
-def _leaves(annotation: object) -> set[object]:
-    origin = typing.get_origin(annotation)
-    if origin is typing.Annotated:
-        return _leaves(typing.get_args(annotation)[0])
-    if origin in (typing.Union, types.UnionType):
-        return set().union(*(_leaves(arg) for arg in typing.get_args(annotation)))
-    return {annotation}
-
-
-@functools.cache
-def _cell_kinds(model: type[BaseModel], name: str) -> frozenset[object]:
-    return frozenset(_leaves(model.model_fields[name].annotation))
-
-
 class Row(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, str_strip_whitespace=False)
 
     @field_validator("*", mode="before")
     @classmethod
     def _strict_cell(cls, value: object, info: ValidationInfo) -> object:
-        """pydantic's lax mode would read ``1234567.0`` or ``1_234_567`` as an integer, ``0`` as a date."""
+        """Integers digits only and within 2^53 - 1, dates exactly YYYY-MM-DD (``generator/cells.py``)."""
         if isinstance(value, str) and info.field_name is not None:
-            kinds = _cell_kinds(cls, info.field_name)
-            if int in kinds:
-                if not _INTEGER_CELL.fullmatch(value):
-                    raise ValueError("must be a whole number written in digits only")
-                if len(value) > 15 and abs(int(value)) > MAX_SAFE_INTEGER:
-                    raise ValueError(f"must be between -{MAX_SAFE_INTEGER} and {MAX_SAFE_INTEGER} (2^53 - 1)")
-            elif dt.date in kinds and not _DATE_CELL.fullmatch(value):
-                raise ValueError("must be a date written YYYY-MM-DD")
+            check_cell(cls, info.field_name, value)
         return value
 
 
