@@ -262,9 +262,10 @@ WORD_DESCRIPTION = (
     "Type-ahead prefixes are /api/search's job."
 )
 PREFIX_DESCRIPTION = (
-    f"Prefix of a word of the name (or ticker), {SEARCH_PREFIX[0]}-{SEARCH_PREFIX[1]} characters of lowercase ASCII letters and "
-    f"digits. Send at most the first {SEARCH_PREFIX[1]} characters of what the user typed and narrow the rows "
-    "by their `name`: longer prefixes are not indexed (they answer 404)."
+    f"Prefix of a word of the name (or ticker), {SEARCH_PREFIX[0]}-{SEARCH_PREFIX[1]} characters of lowercase "
+    f"ASCII letters and digits (a shorter word is indexed whole). Send at most the first {SEARCH_PREFIX[1]} "
+    "characters of what the user typed and narrow the rows by their `name`: longer prefixes are not indexed "
+    "(they answer 404)."
 )
 SECTOR = _category("sector", "Sector slug (see /api/industries).")
 COUNTRY = _category("country", "ISO 3166-1 alpha-2 country code, lowercase.")
@@ -368,8 +369,8 @@ ROUTES: tuple[ListRoute | DetailRoute | ExportRoute | DocumentRoute, ...] = (
     ListRoute(
         name="search", path="/api/search", summary="Unified search with facet counts",
         description="Type-ahead over companies, investors and industries: those with a word of the name (or "
-        f"ticker) starting with `q`, which is {SEARCH_PREFIX[0]}-{SEARCH_PREFIX[1]} characters (the indexed bound: send the "
-        "first characters of the input and narrow the rows by `name`). `q` and `type` combine; `meta.facets` "
+        f"ticker) starting with `q`, which is {SEARCH_PREFIX[0]}-{SEARCH_PREFIX[1]} characters (the indexed bound: "
+        "send the first characters of the input and narrow the rows by `name`). `q` and `type` combine; `meta.facets` "
         "counts a result set by type, each with the URL of that refinement.",
         rows_sql="search", model=responses.SearchResult, key="entry_key",
         filters=(Filter("q", "text", "search_text", PREFIX_DESCRIPTION, prefixes=SEARCH_PREFIX),
