@@ -237,9 +237,9 @@ class Merger:
         key = None
         for candidate in self.ipos.get(company, []):
             row = self.store.rows["ipos"][candidate]
-            other = row["listing_date"] or row["filed_date"]
+            dates = [row[c] for c in ("filed_date", "priced_date", "listing_date") if row[c]]
             if (values.get("ticker") and values["ticker"] == row["ticker"]) or (
-                own_date and other and _days_apart(own_date, other) <= 550
+                own_date and any(_days_apart(own_date, other) <= 550 for other in dates)
             ):
                 key = candidate
                 break
@@ -247,6 +247,8 @@ class Merger:
             key = self._new("ipos", {"company_id": company, "status": values["status"], "basis": source.basis})
             self.ipos.setdefault(company, []).append(key)
         row = self.store.rows["ipos"][key]
+        if row["filed_date"] and values.get("filed_date", "") > row["filed_date"]:
+            values.pop("filed_date")  # the first registration statement is the one that counts
         if IPO_PROGRESS[values["status"]] < IPO_PROGRESS[row["status"]]:
             values.pop("status")
         elif values["status"] != row["status"]:
