@@ -96,12 +96,13 @@ def import_files(source: str, paths: list[Path], into: Path, progress: Callable[
     fixes = finalize(store, sorted({FORMATS[name].source.description for name, _ in steps}))
     staging = into / ".import-staging"
     shutil.rmtree(staging, ignore_errors=True)
+    files = store.render()
     try:
-        store.write(staging)
+        store.write(staging, files)
         validate(staging)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
-    changed = store.write(into)
+    changed = store.write(into, files)
     merged = sum(1 for key in store.rows["companies"] if len(store.sources_of("companies", key)) > 1)
     rows = {name: len(table) for name, table in store.rows.items()}
     return ImportResult(steps, merger.report, context, dict(fixes), changed, rows, merged, unknown)

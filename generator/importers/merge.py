@@ -131,6 +131,9 @@ class Merger:
                 continue
             if column == "ticker" and table == "companies" and not self._take_ticker(key, value):
                 continue
+            if row[column] == value and self.store.owner(table, key, column) not in (None, (PLACEHOLDER_SOURCE,
+                                                                                           "estimate")):
+                continue  # the value stays with the source that gave it first: a re-import moves nothing
             if row[column] != value:
                 row[column] = value
                 changed = True
@@ -191,6 +194,7 @@ class Merger:
             self.by_slug[self.store.rows["companies"][key]["slug"]] = key
             self.by_name.setdefault(normalise(fact.name), []).append(key)
             self.store.claim("companies", key, "name", source.name, "estimate")
+        self.store.mention("companies", key, source.name, source.basis)
         row = self.store.rows["companies"][key]
         old_name = row["name"]
         asserted = dict(fact.fields)
@@ -246,6 +250,7 @@ class Merger:
         if key is None:
             key = self._new("ipos", {"company_id": company, "status": values["status"], "basis": source.basis})
             self.ipos.setdefault(company, []).append(key)
+        self.store.mention("ipos", key, source.name, source.basis)
         row = self.store.rows["ipos"][key]
         if row["filed_date"] and values.get("filed_date", "") > row["filed_date"]:
             values.pop("filed_date")  # the first registration statement is the one that counts
@@ -269,6 +274,7 @@ class Merger:
         else:
             key = self._new("funding_rounds", {"company_id": company, "basis": source.basis, **fact.fields})
             self.rounds.setdefault((company, date), []).append(key)
+        self.store.mention("funding_rounds", key, source.name, source.basis)
         self.assign("funding_rounds", key, {"company_id": company, **fact.fields}, source, source.basis)
         return key
 
@@ -303,7 +309,7 @@ class Merger:
         links = self.store.rows["round_investors"]
         if f"{round_key}|{investor}" not in links:
             self._new("round_investors", {"round_id": round_key, "investor_id": investor, "is_lead": "false"})
-            self.store.claim("round_investors", f"{round_key}|{investor}", "*", source.name, source.basis)
+            self.store.mention("round_investors", f"{round_key}|{investor}", source.name, source.basis)
 
     def filing(self, fact: FilingFact, source: Source) -> None:
         accession = fact.fields.get("accession_number", "")
@@ -314,7 +320,7 @@ class Merger:
             self.report.conflicts["filing of a CIK no imported company list knows (skipped)"] += 1
             return
         key = self._new("filings", {"company_id": company, **fact.fields})
-        self.store.claim("filings", key, "*", source.name, source.basis)
+        self.store.mention("filings", key, source.name, source.basis)
         if accession:
             self.accessions.add(accession)
 

@@ -57,6 +57,10 @@ class Store:
                     del entries[owner]
         entries.setdefault((source, basis), set()).add(column)
 
+    def mention(self, table: str, key: str, source: str, basis: str) -> None:
+        """Record that ``source`` describes this record (column ``*``), whether or not it gave a value that stayed."""
+        self.provenance.setdefault((table, key), {}).setdefault((source, basis), set()).add("*")
+
     def sources_of(self, table: str, key: str) -> set[str]:
         return {source for source, _ in self.provenance.get((table, key), {}) if source != PLACEHOLDER_SOURCE}
 
@@ -102,11 +106,12 @@ class Store:
             files["dataset.json"] = json.dumps(self.dataset, indent=2, ensure_ascii=False) + "\n"
         return files
 
-    def write(self, folder: Path) -> list[str]:
-        """Write every file whose bytes change (each through a temporary file and a rename); return their names."""
+    def write(self, folder: Path, files: dict[str, str] | None = None) -> list[str]:
+        """Write every file (``render()`` unless given) whose bytes change, each through a temporary file and a
+        rename; return their names."""
         folder.mkdir(parents=True, exist_ok=True)
         changed = []
-        for name, text in self.render().items():
+        for name, text in (self.render() if files is None else files).items():
             path = folder / name
             data = text.encode("utf-8")
             if path.exists() and path.read_bytes() == data:
