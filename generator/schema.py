@@ -335,7 +335,8 @@ class Provenance(Row):
     record: Text = Field(description="the record's primary key; the values of a composite key joined by |")
     source: Slug = Field(description="importer that gave the values, e.g. edgar, crunchbase")
     basis: Basis
-    fields: Text = Field(description="semicolon-separated columns whose current value comes from this source")
+    fields: Text = Field(description="semicolon-separated columns whose current value comes from this source; "
+                         "`*`: the source describes the record (it may have given no value that stayed)")
 
 
 PROVENANCE = Table("provenance", Provenance, ("table", "record", "source", "basis"))
