@@ -181,3 +181,33 @@ def test_auto_lists_what_it_does_not_know(tmp_path: Path) -> None:
     shutil.copy(SHARED_DATA / "SOURCES.md", tmp_path / "notes.md")
     steps, unknown = plan("auto", [tmp_path])
     assert steps == [] and unknown == [tmp_path / "notes.md"]
+
+
+def test_importing_into_a_curated_folder_adds_and_never_overwrites_it(tmp_path: Path) -> None:
+    into = tmp_path / "data"
+    shutil.copytree(Path(__file__).resolve().parent.parent / "data", into)
+    curated = {r["cik"]: r for r in companies(into) if r["cik"]}
+    src = tmp_path / "src"
+    head(EDGAR / "stock_sector_info.csv", src / "stock_sector_info.csv", 200)
+    import_files("edgar-sectors", [src / "stock_sector_info.csv"], into, QUIET)
+    validate(into)
+    rows = companies(into)
+    by_cik = {r["cik"]: r for r in rows if r["cik"]}
+    shared = set(curated) & set(by_cik)
+    assert shared, "the slice should name companies the embedded dataset has"
+    for cik in shared:
+        assert by_cik[cik] == curated[cik]  # hand-curated values have no provenance: nothing is overwritten
+    assert len(rows) == len(curated) + sum(1 for cik in by_cik if cik not in curated) + sum(
+        1 for r in rows if not r["cik"])
+    assert len({r["slug"] for r in rows}) == len(rows)
+
+
+def test_mojibake_and_odd_tickers_are_repaired() -> None:
+    from generator.importers.base import Context, ticker
+    from generator.importers.crunchbase import repair
+
+    assert repair("Caf\u221a\u00a9 Press") == "Café Press"
+    assert repair("plain") == "plain"
+    context = Context()
+    assert ticker("AAC'U", context) == "AAC.U" and ticker("GMXR/GMXRW", context) == "GMXR"
+    assert ticker("NOT A TICKER AT ALL", context) == "" and context.skipped
