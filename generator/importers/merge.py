@@ -26,7 +26,7 @@ from generator.importers.base import (
     Source,
     slugify,
 )
-from generator.importers.store import PLACEHOLDER_SOURCE, TABLE_BY_NAME, Store, record_key
+from generator.importers.store import COLUMNS, PLACEHOLDER_SOURCE, TABLE_BY_NAME, Store, record_key
 
 RANK = {"estimate": 1, "press-report": 2, "company-report": 3, "exchange-data": 4, "sec-filing": 5}
 IPO_PROGRESS = {"pipeline": 0, "filed": 1, "postponed": 2, "withdrawn": 2, "upcoming": 3, "listed": 4}
@@ -95,8 +95,6 @@ class Merger:
     # --- values --------------------------------------------------------------------------------------------------
 
     def _new(self, table: str, values: dict[str, str]) -> str:
-        from generator.importers.store import COLUMNS
-
         row = dict.fromkeys(COLUMNS[table], "")
         if "id" in row:
             row["id"] = str(self.next_id[table])
