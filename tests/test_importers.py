@@ -211,3 +211,23 @@ def test_mojibake_and_odd_tickers_are_repaired() -> None:
     context = Context()
     assert ticker("AAC'U", context) == "AAC.U" and ticker("GMXR/GMXRW", context) == "GMXR"
     assert ticker("NOT A TICKER AT ALL", context) == "" and context.skipped
+
+
+def test_the_command_reports_and_fails_cleanly(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from generator.cli import main
+
+    src = tmp_path / "src"
+    head(SHARED_DATA / "unicorns" / "cbinsights_unicorns_2025-01-07.csv", src / "cbinsights_unicorns_x.csv", 40)
+    shutil.copy(SHARED_DATA / "unicorns" / "cbinsights_unicorns_2025-01-07_raw.csv", src)
+    runner = CliRunner()
+    result = runner.invoke(main, ["import", "auto", str(src), "--into", str(tmp_path / "out"), "--quiet"])
+    assert result.exit_code == 0, result.output
+    result = runner.invoke(main, ["import", "auto", str(src), "--into", str(tmp_path / "out")])
+    assert "files changed: none" in result.output and "its tidy version is read" in result.output
+    bad = tmp_path / "bad" / "investments.csv"
+    bad.parent.mkdir()
+    bad.write_text("company,investor,date,amount\nA,B,2010-01-01,5\n", encoding="utf-8")
+    result = runner.invoke(main, ["import", "crunchbase-investments", str(bad), "--into", str(tmp_path / "out")])
+    assert result.exit_code != 0 and "investments.csv:1: header must be company_name,investor_name" in result.output

@@ -27,7 +27,9 @@ def render(result: ImportResult, into: Path) -> str:
         shown = ", ".join(f"{value!r} {n}" for value, n in top[:12])
         more = f" (+{len(top) - 12} more values)" if len(top) > 12 else ""
         lines.append(f"  not mapped ({vocabulary}): {sum(values.values())} rows: {shown}{more}")
+    from generator.importers import skip_reason
+
     for path in result.not_imported:
-        lines.append(f"  not a known format, not imported: {path}")
+        lines.append(f"  file not imported: {path}: {skip_reason(path)}")
     lines.append("  files changed: " + (", ".join(result.changed) or "none"))
     return "\n".join(lines)
