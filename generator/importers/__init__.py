@@ -8,6 +8,7 @@ byte-identical when nothing changed. The result is validated like any dataset be
 from __future__ import annotations
 
 import shutil
+from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -63,7 +64,9 @@ class ImportResult:
     changed: list[str]
     rows: dict[str, int]
     merged_companies: int
-    """Companies whose values come from two sources or more."""
+    """Companies that two sources or more describe."""
+    source_sets: dict[str, int] = field(default_factory=dict)
+    """'edgar+nasdaq' -> number of companies described by exactly those sources."""
     not_imported: list[Path] = field(default_factory=list)
 
 
@@ -116,6 +119,8 @@ def import_files(source: str, paths: list[Path], into: Path, progress: Callable[
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     changed = store.write(into, files)
-    merged = sum(1 for key in store.rows["companies"] if len(store.sources_of("companies", key)) > 1)
+    source_sets = Counter("+".join(sorted(store.sources_of("companies", key))) for key in store.rows["companies"])
+    merged = sum(n for sources, n in source_sets.items() if "+" in sources)
     rows = {name: len(table) for name, table in store.rows.items()}
-    return ImportResult(steps, merger.report, context, dict(fixes), changed, rows, merged, unknown)
+    return ImportResult(steps, merger.report, context, dict(fixes), changed, rows, merged, dict(source_sets),
+                        unknown)

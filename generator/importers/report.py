@@ -17,7 +17,9 @@ def render(result: ImportResult, into: Path) -> str:
     lines.append("  updated: " + (", ".join(f"{t} {n}" for t, n in sorted(report.updated.items())) or "nothing"))
     lines.append("  companies found again by: "
                  + (", ".join(f"{k} {n}" for k, n in sorted(report.matched.items())) or "nothing"))
-    lines.append(f"  companies merged across sources: {result.merged_companies}")
+    lines.append(f"  companies described by two sources or more: {result.merged_companies}")
+    for sources, n in sorted(result.source_sets.items(), key=lambda item: (-item[1], item[0])):
+        lines.append(f"    {sources}: {n}")
     for title, counts in (("conflicts", report.conflicts), ("filled in", result.fixes),
                           ("not imported", result.context.skipped)):
         for reason, n in sorted(counts.items()):
