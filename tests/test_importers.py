@@ -164,6 +164,7 @@ def test_a_bad_value_fails_with_file_line_and_column(tmp_path: Path) -> None:
     path.write_text(text, encoding="utf-8")
     with pytest.raises(SourceError, match=r"ipos.csv:2: column Offer Price: expected a number"):
         import_files("iposcoop", [path], tmp_path / "canonical", QUIET)
+    assert not (tmp_path / "canonical").exists()
 
 
 def test_unmapped_values_are_reported_not_dropped() -> None:

@@ -97,6 +97,16 @@ def plan(source: str, paths: list[Path]) -> tuple[list[tuple[str, Path]], list[P
 
 def import_files(source: str, paths: list[Path], into: Path, progress: Callable[[str], None] = print) -> ImportResult:
     """Import ``paths`` into the canonical folder ``into`` (created if missing); validate before replacing files."""
+    existed = into.exists()
+    try:
+        return _import(source, paths, into, progress)
+    except Exception:
+        if not existed:  # a failed import into a new folder leaves nothing behind
+            shutil.rmtree(into, ignore_errors=True)
+        raise
+
+
+def _import(source: str, paths: list[Path], into: Path, progress: Callable[[str], None]) -> ImportResult:
     from generator.load import validate
     from generator.registry import reserved_words
 
