@@ -124,6 +124,10 @@ def test_merge_never_duplicates_a_company_that_sources_share(tmp_path: Path) -> 
     zim = next(r for r in rows if r["ticker"] == "ZIM")
     assert zim["cik"] == "1654126" and zim["listing_date"].startswith("2021")
     assert sources_of(into, zim["id"]) == {"edgar", "nasdaq"}
+    with (into / "ipos.csv").open(encoding="utf-8", newline="") as handle:
+        (ipo,) = [r for r in csv.DictReader(handle) if r["company_id"] == zim["id"]]
+    assert (ipo["status"], ipo["ticker"], ipo["exchange"]) == ("listed", "ZIM", "nyse")
+    assert int(ipo["offer_price_cents"]) > 0 and int(ipo["proceeds_usd"]) > 0
     stripe = [r for r in rows if normalise(r["name"]) == "stripe"]
     assert len(stripe) == 1
     assert stripe[0]["valuation_usd"] and stripe[0]["slug"] == "stripe"
