@@ -9,9 +9,8 @@ Conventions: money is whole US dollars in ``*_usd`` integer columns; per-share p
 ``*_cents`` integer columns; ratios are decimals (0.25 = 25 %); dates are ISO 8601 ``YYYY-MM-DD``; an empty
 cell is null. Categorical values are lowercase slugs ``[a-z0-9-]``.
 
-Cells are read strictly (``Row``): an integer cell is digits only (no ``.0``, ``_``, exponent or sign but a
-leading ``-``) and lies within +-(2^53 - 1), which DuckDB's BIGINT and every JSON client (JavaScript's
-numbers) hold exactly; a date cell is exactly ``YYYY-MM-DD`` (not a Unix time, not ``0``).
+Cells are read strictly (``Row``, ``generator/cells.py``): integers digits only, within 2^53 - 1; dates
+exactly ``YYYY-MM-DD``.
 """
 
 from __future__ import annotations
