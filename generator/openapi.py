@@ -94,20 +94,21 @@ def _meta_schema(route: ListRoute) -> dict[str, Any]:
     }
     required = list(properties)
     faceted = [f for f in route.filters if f.faceted]
-    if faceted:
-        bucket = {"type": "object", "required": ["value", "count", "url"], "additionalProperties": False,
-                  "properties": {
-                      "value": {"oneOf": [{"type": "string"}, {"type": "integer"}]},
-                      "count": {"type": "integer", "minimum": 1, "description": "meta.total of the listing at url"},
-                      "url": {"type": "string", "description": "path-style URL of the refined listing's page 1"}}}
-        properties["facets"] = {
-            "type": "object", "additionalProperties": False, "description": "page 1 only: refinements with rows",
-            "properties": {f.name: {"type": "array", "items": bucket} for f in faceted},
-        }
-        properties["facets_truncated"] = {
-            "type": "array", "items": {"type": "string", "enum": [f.name for f in faceted]},
-            "description": "page 1 only: facets that list only their most frequent values",
-        }
+    # Every page 1 carries them (empty where the route has no faceted filter); later pages do not.
+    bucket = {"type": "object", "required": ["value", "count", "url"], "additionalProperties": False,
+              "properties": {
+                  "value": {"oneOf": [{"type": "string"}, {"type": "integer"}]},
+                  "count": {"type": "integer", "minimum": 1, "description": "meta.total of the listing at url"},
+                  "url": {"type": "string", "description": "path-style URL of the refined listing's page 1"}}}
+    properties["facets"] = {
+        "type": "object", "additionalProperties": False, "description": "page 1 only: refinements with rows",
+        "properties": {f.name: {"type": "array", "items": bucket} for f in faceted},
+    }
+    properties["facets_truncated"] = {
+        "type": "array",
+        "items": {"type": "string", **({"enum": [f.name for f in faceted]} if faceted else {})},
+        "description": "page 1 only: facets that list only their most frequent values",
+    }
     return {"type": "object", "required": required, "additionalProperties": False, "properties": properties}
 
 
