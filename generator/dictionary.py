@@ -22,6 +22,8 @@ Conventions:
 - money is whole US dollars in `*_usd` integer columns; per-share prices are US cents in `*_cents` integers;
 - ratios are decimals (0.25 = 25 %); dates are ISO 8601 `YYYY-MM-DD`;
 - an empty cell is null; `required` columns may not be empty;
+- columns appear in the order listed; optional columns at the end of a table may be left out of the file
+  altogether (a file written before they were added still loads, with nulls or their default);
 - categorical values are lowercase slugs `[a-z0-9-]`; countries are ISO 3166-1 alpha-2, lowercase (`us`);
 - `basis` says where a figure comes from: `sec-filing`, `company-report`, `exchange-data`, `press-report`, or
   `estimate` for anything that is not a disclosed number;

@@ -114,7 +114,12 @@ def _read_rows(path: Path, table: Table, issues: list[Issue]) -> ParsedTable:
     except csv.Error as error:
         issues.append(Issue(name, 1, "", f"malformed CSV: {error}", rank=0))
         return parsed
+    # Columns added to the format later sit at the end and are optional: a file written before them still loads.
+    absent = fields[len(header):] if header is not None and header == fields[: len(header)] else None
+    if absent is not None and all(not table.model.model_fields[f].is_required() for f in absent):
+        fields = list(header or [])
     if header != fields:
+        fields = list(table.model.model_fields)
         missing = [f for f in fields if f not in (header or [])]
         unknown = [h if h.isprintable() else ascii(h) for h in (header or []) if h not in fields]
         detail = []

@@ -94,3 +94,30 @@ def test_check_command_exit_codes(data: Path) -> None:
     bad = runner.invoke(main, ["check", "--data", str(data)])
     assert bad.exit_code != 0
     assert "companies.csv:2: column sector" in bad.output
+
+
+def _cut_columns(path: Path, keep: int) -> None:
+    import csv
+
+    with open(path, encoding="utf-8", newline="") as handle:
+        records = list(csv.reader(handle))
+    with open(path, "w", encoding="utf-8", newline="") as handle:
+        csv.writer(handle, lineterminator="\r\n").writerows(r[:keep] for r in records)
+
+
+def test_a_file_without_the_optional_columns_added_later_still_loads(data: Path) -> None:
+    """Files written before optional columns were added at the end of a table load with nulls."""
+    from generator.schema import TABLES
+
+    companies = next(t for t in TABLES if t.file_name == "companies.csv")
+    fields = list(companies.model.model_fields)
+    _cut_columns(data / "companies.csv", fields.index("valuation_is_current"))
+    _, tables = validate(data)
+    assert all(row["valuation_currency_converted_from"] is None for row in tables["companies"].rows)
+    _cut_columns(data / "companies.csv", fields.index("acquirer"))  # still a prefix of optional columns
+    validate(data)
+
+
+def test_a_missing_required_or_middle_column_is_still_a_header_error(data: Path) -> None:
+    _cut_columns(data / "round_investors.csv", 2)  # is_lead is required
+    assert any("round_investors.csv:1: header must be" in issue for issue in issues_of(data))
