@@ -16,7 +16,7 @@ SELECT
     r.total_raised_usd,
     r.last_round_stage,
     r.last_round_date,
-    '/api/companies/' || c.slug AS url
+    '/api/companies/' || c.slug || '.json' AS url
 FROM companies AS c
 JOIN sectors AS s ON s.slug = c.sector
 JOIN countries AS n ON n.code = c.country

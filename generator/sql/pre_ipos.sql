@@ -3,10 +3,10 @@ SELECT
     c.id, c.slug, c.name, c.sector, s.name AS sector_name, c.country, n.name AS country_name, c.status,
     c.ticker, c.exchange, c.valuation_usd, c.valuation_date, c.valuation_basis,
     r.total_raised_usd, r.last_round_stage, r.last_round_date,
-    '/api/companies/' || c.slug AS url,
+    '/api/companies/' || c.slug || '.json' AS url,
     r.last_round_post_money_usd,
     sp.latest_valuation_usd AS latest_secondary_valuation_usd,
-    sp.latest_month AS latest_secondary_month,
+    strftime(sp.latest_month, '%Y-%m') AS latest_secondary_month,
     round(CASE WHEN r.last_round_post_money_usd > 0
                THEN sp.latest_valuation_usd / r.last_round_post_money_usd - 1 END, 4)
         AS secondary_premium_to_last_round,
