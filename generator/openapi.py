@@ -164,7 +164,7 @@ def _export_schemas(route: ExportRoute, schemas: SchemaRegistry) -> list[dict[st
     table_file = schemas.add("ExportTableFile", _object({
         "table": {"type": "string", "enum": [t.name for t in TABLES]}, "url": {"type": "string"},
         "rows": {"type": "integer", "minimum": 0}, "bytes": {"type": "integer", "minimum": 0}, "sha256": sha}))
-    export_format = schemas.add("ExportFormat", _object({
+    export_format = schemas.add("ExportFormatFiles", _object({
         "format": {"type": "string", "enum": list(route.formats)},
         "dataset": file,
         "files": {"type": "array", "items": table_file}}))
@@ -203,7 +203,9 @@ def _export_operation(route: ExportRoute, schemas: SchemaRegistry) -> dict[str, 
         "responses": {
             "200": {"description": "No query: the manifest (ExportManifest). `format=json`: the whole dataset "
                     "(ExportDataset). `format=csv` or `parquet`: a zip of every table plus manifest.json. With "
-                    "`table`: that table as json (ExportTableDocument), csv or parquet.",
+                    "`table`: that table as json (ExportTableDocument), csv or parquet. The media type depends on "
+                    "the query: generated clients should fetch downloads through the file operations "
+                    "(get_export_archive, get_export_table_csv, ...), which have one media type each.",
                     "content": {"application/json": {"schema": {"oneOf": _export_schemas(route, schemas)}},
                                 ZIP: {"schema": binary},
                                 DOWNLOAD_TYPES["csv"]: {"schema": {"type": "string"}},
@@ -211,6 +213,37 @@ def _export_operation(route: ExportRoute, schemas: SchemaRegistry) -> dict[str, 
             "404": _problem_response("Unknown format or table, a table not offered in that format, or `table` "
                                      "without `format`"),
         },
+    }
+
+
+def _export_file_operations(route: ExportRoute) -> dict[str, Any]:
+    """The export's files as operations of their own, one media type each, for clients that pick by response."""
+    binary = {"type": "string", "format": "binary"}
+    tables = {"name": "table", "in": "path", "required": True, "description": "table of the dataset",
+              "schema": {"type": "string", "enum": [t.name for t in TABLES]}}
+    archived = {"name": "format", "in": "path", "required": True, "description": "format of the archived tables",
+                "schema": {"type": "string", "enum": [f for f in route.formats if f != "json"]}}
+    missing = _problem_response("No such file")
+
+    def operation(name: str, summary: str, media: str, schema: dict[str, Any], *params: dict) -> dict[str, Any]:
+        return {"get": {"tags": [_tag(route.path)], "operationId": name, "summary": summary,
+                        "description": f"{summary}; the URL the manifest lists.", "parameters": list(params),
+                        "responses": {"200": {"description": summary, "content": {media: {"schema": schema}}},
+                                      "404": missing}}}
+
+    return {
+        route.index_path(): operation("get_export_manifest", "The manifest of every export file", "application/json",
+                                      _ref("ExportManifest")),
+        route.dataset_path("json"): operation("get_export_dataset_json", "The whole dataset as one JSON document",
+                                              "application/json", _ref("ExportDataset")),
+        route.file_path("json", "{table}"): operation("get_export_table_json", "One table as JSON",
+                                                      "application/json", _ref("ExportTableDocument"), tables),
+        route.file_path("csv", "{table}"): operation("get_export_table_csv", "One table as CSV (RFC 4180)",
+                                                     DOWNLOAD_TYPES["csv"], {"type": "string"}, tables),
+        route.file_path("parquet", "{table}"): operation("get_export_table_parquet", "One table as Parquet",
+                                                         DOWNLOAD_TYPES["parquet"], binary, tables),
+        route.dataset_path("{format}"): operation("get_export_archive", "Every table of one format plus "
+                                                  "manifest.json in one zip archive", ZIP, binary, archived),
     }
 
 
@@ -229,6 +262,7 @@ def document(info: DatasetInfo, domains: dict[str, dict[str, list[str]]]) -> dic
             paths[path] = {"get": operation}
         elif isinstance(route, ExportRoute):
             paths[route.path] = {"get": _export_operation(route, schemas)}
+            paths.update(_export_file_operations(route))
         elif isinstance(route, DocumentRoute):
             paths[route.path] = {"get": {
                 "tags": [_tag(route.path)], "operationId": route.name, "summary": route.summary,
