@@ -272,6 +272,7 @@ def document(info: DatasetInfo, domains: dict[str, dict[str, list[str]]]) -> dic
                     "properties": {"openapi": {"type": "string", "enum": [OPENAPI_VERSION]},
                                    "info": {"type": "object"}, "paths": {"type": "object"}}}, "This document")},
             }}
+    resolved = resolve_nullable_refs(paths, schemas.schemas)
     return {
         "openapi": OPENAPI_VERSION,
         "info": {
@@ -290,8 +291,8 @@ def document(info: DatasetInfo, domains: dict[str, dict[str, list[str]]]) -> dic
         "servers": [{"url": "/", "description": "the host serving the built files"}],
         "security": [],
         "tags": [{"name": name, "description": summary} for name, summary in tags.items()],
-        "paths": resolve_nullable_refs(paths, schemas.schemas),
-        "components": {"schemas": schemas.finished()},
+        "paths": resolved,
+        "components": {"schemas": schemas.finished(resolved)},
     }
 
 

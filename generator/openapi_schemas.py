@@ -9,6 +9,7 @@ written as the referenced schema inlined with ``nullable: true``.
 from __future__ import annotations
 
 import copy
+from collections.abc import Iterator
 from typing import Any
 
 from pydantic import BaseModel
@@ -89,6 +90,26 @@ class SchemaRegistry:
             self.add(def_name, to_openapi_30(definition))
         return self.add(name or model.__name__, to_openapi_30(schema))
 
-    def finished(self) -> dict[str, Any]:
-        """Every component, sorted, with nullable references inlined."""
-        return {name: resolve_nullable_refs(schema, self.schemas) for name, schema in sorted(self.schemas.items())}
+    def finished(self, paths: Any) -> dict[str, Any]:
+        """The components ``paths`` reach, sorted, with nullable references inlined (an inlined schema that
+        nothing else references is left out)."""
+        resolved = {name: resolve_nullable_refs(schema, self.schemas) for name, schema in self.schemas.items()}
+        reached: set[str] = set()
+        pending = list(_refs(paths))
+        while pending:
+            name = pending.pop()
+            if name not in reached:
+                reached.add(name)
+                pending += _refs(resolved[name])
+        return {name: resolved[name] for name in sorted(reached)}
+
+
+def _refs(value: Any) -> Iterator[str]:
+    if isinstance(value, dict):
+        if isinstance(value.get("$ref"), str):
+            yield value["$ref"].removeprefix(REF_PREFIX)
+        for item in value.values():
+            yield from _refs(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _refs(item)

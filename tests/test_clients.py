@@ -143,12 +143,10 @@ def test_generated_client_parses_every_listing_and_profile(crawl: Crawl) -> None
 
 
 def test_generated_client_parses_problems(client_package: object, crawl: Crawl) -> None:
-    from importlib import import_module
-
-    problem = getattr(crawl.models, "Problem")
-    companies = import_module(f"{PACKAGE}.api.companies.list_companies")
-    company = import_module(f"{PACKAGE}.api.companies.get_company")
-    export = import_module(f"{PACKAGE}.api.export.export")
+    problem = crawl.models.Problem
+    companies = importlib.import_module(f"{PACKAGE}.api.companies.list_companies")
+    company = importlib.import_module(f"{PACKAGE}.api.companies.get_company")
+    export = importlib.import_module(f"{PACKAGE}.api.export.export")
     answers = [
         companies.sync_detailed(client=crawl.client, page=100_000),
         company.sync_detailed("no-such-company", client=crawl.client),
@@ -161,12 +159,10 @@ def test_generated_client_parses_problems(client_package: object, crawl: Crawl) 
 
 
 def test_generated_client_downloads_the_exports(client_package: object, crawl: Crawl) -> None:
-    from importlib import import_module
-
     manifest = crawl.get(EXPORT_ROUTE.path, "ExportManifest")
     dataset = crawl.get(f"{EXPORT_ROUTE.path}?format=json", "ExportDataset")
     assert set(dataset.tables.to_dict()) == {t.name for t in TABLES}  # type: ignore[attr-defined]
-    archive = import_module(f"{PACKAGE}.api.export.get_export_archive").sync_detailed(
+    archive = importlib.import_module(f"{PACKAGE}.api.export.get_export_archive").sync_detailed(
         crawl.models.GetExportArchiveFormat("csv"), client=crawl.client)
     assert archive.status_code == 200
     by_format = {f.format_: f for f in manifest.data.formats}  # type: ignore[attr-defined]
@@ -179,7 +175,7 @@ def test_generated_client_downloads_the_exports(client_package: object, crawl: C
         for entry in inner["data"]["files"]:
             assert hashlib.sha256(zipped.read(f"{entry['table']}.csv")).hexdigest() == entry["sha256"]
     assert names == [f"{t.name}.csv" for t in TABLES] + ["manifest.json"]
-    table = import_module(f"{PACKAGE}.api.export.get_export_table_csv").sync_detailed(
+    table = importlib.import_module(f"{PACKAGE}.api.export.get_export_table_csv").sync_detailed(
         crawl.models.GetExportTableCsvTable("sectors"), client=crawl.client)
     assert table.status_code == 200 and table.content.startswith(b"slug,")
 

@@ -327,15 +327,17 @@ def spec_document(t: Table, route: DocumentRoute) -> None:
 
 
 def spec_export(t: Table, route: ExportRoute) -> None:
-    t.direct(route.path, route.index_path(), 200, OK, "no query: the overall manifest")
+    t.direct(route.path, route.index_path(), 200, OK, "no query: the manifest")
     t.direct(f"{route.path}?table=companies", route.table_without_format_error, 404, PROBLEM,
              "table without format: a problem")
     for export_format in route.formats:
-        folder = t.build.root / route.index_path(export_format).lstrip("/")
-        tables = sorted(p.stem for p in folder.parent.glob(f"*.{export_format}") if p.name != "index.json")
-        t.direct(f"{route.path}?format={export_format}", route.index_path(export_format), 200, OK, "format manifest")
-        t.direct(f"{route.path}?{UNKNOWN_PARAM}=1&format={export_format}", route.index_path(export_format), 200, OK,
-                 "format manifest, extra parameter")
+        folder = t.build.root / "api" / "export" / export_format
+        tables = sorted(p.stem for p in folder.glob(f"*.{export_format}") if p.stem != "dataset")
+        dataset = route.dataset_path(export_format)
+        t.direct(f"{route.path}?format={export_format}", dataset, 200, OK, "format alone: the whole dataset")
+        t.direct(f"{route.path}?{UNKNOWN_PARAM}=1&format={export_format}", dataset, 200, OK,
+                 "the whole dataset, extra parameter")
+        t.direct(dataset, dataset, 200, OK, "the whole dataset, the file itself")
         for table in tables[:2]:
             target = route.file_path(export_format, table)
             t.direct(f"{route.path}?format={export_format}&table={table}", target, 200, OK, "a table")
@@ -343,9 +345,8 @@ def spec_export(t: Table, route: ExportRoute) -> None:
             t.direct(target, target, 200, OK, "a table, the file itself")
         t.direct(f"{route.path}?format={export_format}&table={UNKNOWN_VALUE}",
                  route.file_path(export_format, UNKNOWN_VALUE), 200, MISSING, "unknown table")
-    t.direct(f"{route.path}?format={UNKNOWN_VALUE}", route.index_path(UNKNOWN_VALUE), 200, MISSING, "unknown format")
-    # An empty format rewrites to {path}//index.json: no file has an empty segment, so it is a 404.
-    t.direct(f"{route.path}?format=", f"{route.path}//index.json", 404, MISSING, "empty format: no such file")
+    t.direct(f"{route.path}?format={UNKNOWN_VALUE}", route.unknown_format_error, 404, PROBLEM, "unknown format")
+    t.direct(f"{route.path}?format=", route.unknown_format_error, 404, PROBLEM, "empty format: unknown")
 
 
 def spec_site(t: Table) -> None:
