@@ -660,8 +660,9 @@ def expected_rule_count() -> int:
     """From the registry alone. A listing has one rule per pair of filters that share no group, then one per
     distinct subset of (a group + sort + page). With the default groups (r regular filters together, e
     exclusive ones alone, k = r + e) that is e(k - 1) - e(e - 1)/2 + 4e + 2^(r + 2); e.g. k + 4 + 2^(k + 2)
-    for k filters and one exclusive text query. Then 4 for the export (format + table, format, table alone: a
-    problem, neither), one per document, one per detail route, and the /api/* catch-all."""
+    for k filters and one exclusive text query. Then 4 for the export (format + table, any other format: a
+    problem, table alone: a problem, neither) plus one per format (its whole dataset), one per document, one
+    per detail route, and the /api/* catch-all."""
     total = 0
     for route in LIST_ROUTES:
         if route.combinable is None:
@@ -676,7 +677,7 @@ def expected_rule_count() -> int:
             for size in range(len(names) + 1) for c in itertools.combinations(names, size)
         }
         total += len(_incompatible(route)) + len(subsets)
-    return total + 4 + len(DOCUMENT_ROUTES) + len(DETAIL_ROUTES) + 1
+    return total + 4 + len(EXPORT_ROUTE.formats) + len(DOCUMENT_ROUTES) + len(DETAIL_ROUTES) + 1
 
 
 
