@@ -255,3 +255,18 @@ def test_redocly_recommended_ruleset_finds_no_error(embedded_build: Path) -> Non
     report = json.loads(done.stdout)
     errors = [p for p in report["problems"] if p["severity"] == "error"]
     assert not errors and done.returncode == 0, errors[:5]
+
+
+def test_downloads_have_their_media_types_on_every_configured_host(site: Served, embedded_build: Path) -> None:
+    """netlify.toml [[headers]], the output's _headers file and ``serve`` give each download its own type."""
+    toml = (ROOT / "netlify.toml").read_text()
+    headers = (embedded_build / "_headers").read_text()
+    expected = {EXPORT_ROUTE.file_path("parquet", "companies"): "application/vnd.apache.parquet",
+                EXPORT_ROUTE.dataset_path("csv"): "application/zip",
+                EXPORT_ROUTE.file_path("csv", "companies"): "text/csv; charset=utf-8",
+                "/api/errors/not-found.json": "application/problem+json; charset=utf-8"}
+    for path, content_type in expected.items():
+        assert site.get(path).headers["Content-Type"] == content_type, path
+        pattern = "/api/errors/*" if "/errors/" in path else path
+        assert f'for = "{pattern}"\n  [headers.values]\n    Content-Type = "{content_type}"' in toml, path
+        assert f"{pattern}\n  Content-Type: {content_type}\n" in headers, path
