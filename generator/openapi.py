@@ -206,7 +206,7 @@ def _export_operation(route: ExportRoute, schemas: SchemaRegistry) -> dict[str, 
                     "`table`: that table as json (ExportTableDocument), csv or parquet. The media type depends on "
                     "the query: generated clients should fetch downloads through the file operations "
                     "(get_export_archive, get_export_table_csv, ...), which have one media type each.",
-                    "content": {"application/json": {"schema": {"oneOf": _export_schemas(route, schemas)}},
+                    "content": {"application/json": {"schema": {"anyOf": _export_schemas(route, schemas)}},
                                 ZIP: {"schema": binary},
                                 DOWNLOAD_TYPES["csv"]: {"schema": {"type": "string"}},
                                 DOWNLOAD_TYPES["parquet"]: {"schema": binary}}},
