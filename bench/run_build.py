@@ -52,6 +52,8 @@ def main(data: Path, out: Path, report_path: Path, force: bool = False) -> None:
         "written": report.written,
         "files_by_endpoint": dict(getattr(report, "files_by_endpoint", {})),
         "bytes_by_endpoint": dict(getattr(report, "bytes_by_endpoint", {})),
+        "files_by_kind": dict(getattr(report, "files_by_kind", {})),
+        "bytes_by_kind": dict(getattr(report, "bytes_by_kind", {})),
         "rewrite_rules": _rule_count(out),
         "self_maxrss_bytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
     }

@@ -15,7 +15,7 @@ import duckdb
 import jinja2
 import pydantic
 
-from generator import configs, exports, fanout, listing, openapi, problems, serialize
+from generator import configs, details, exports, fanout, openapi, problems, queries, serialize
 from generator.landing import landing_page
 from generator.load import DATASET_INFO_FILE, load_into, validate
 from generator.registry import DETAIL_ROUTES, DOCUMENT_ROUTES, EXPORT_ROUTE, LIST_ROUTES, ListRoute
@@ -73,6 +73,9 @@ class BuildReport:
     written: int = 0
     stages: dict[str, float] = field(default_factory=dict)
     files_by_endpoint: Counter[str] = field(default_factory=Counter)
+    files_by_kind: Counter[str] = field(default_factory=Counter)
+    """Files by what they are: listing pages, details, exports, documents (OpenAPI, landing page, problems)."""
+    bytes_by_kind: Counter[str] = field(default_factory=Counter)
     bytes_by_endpoint: Counter[str] = field(default_factory=Counter)
 
     @property
@@ -111,9 +114,9 @@ def example_urls(route: ListRoute, domains: dict[str, list[str]]) -> list[str]:
 def _detail_files(
     con: duckdb.DuckDBPyConnection, info: DatasetInfo, examples: dict[str, list[str]]
 ) -> Iterator[tuple[str, bytes]]:
-    meta = listing.base_meta(info)
+    meta = queries.base_meta(info)
     for route in DETAIL_ROUTES:
-        for keys, model in route.build(con, info):
+        for keys, model in getattr(details, route.builder)(con, info):
             canonical = route.file_path(keys[-1])
             body = serialize.document({"data": model, "meta": meta, "links": {"self": canonical}})
             if len(examples.setdefault(route.name, [])) < len(keys):
@@ -147,8 +150,9 @@ def build(config: BuildConfig, progress: Progress = lambda _: None) -> BuildRepo
 
     progress("load: loading tables into DuckDB")
     con = duckdb.connect(":memory:", config={"threads": config.threads} if config.threads else {})
+    con.execute("SET enable_progress_bar = false")  # the build reports its own progress
     load_into(con, tables)
-    con.execute(listing.read_sql("views"))
+    con.execute(queries.read_sql("views"))
     companies = len(tables["companies"].rows)
     del tables
     stage("load")
@@ -156,22 +160,24 @@ def build(config: BuildConfig, progress: Progress = lambda _: None) -> BuildRepo
     writer = OutputWriter(config.out_dir)
     try:
 
-        def emit(path: str, data: bytes) -> None:
+        def emit(path: str, data: bytes, kind: str = "document") -> None:
             writer.write(path, data)
             endpoint = _endpoint_of(path)
             report.files_by_endpoint[endpoint] += 1
             report.bytes_by_endpoint[endpoint] += len(data)
+            report.files_by_kind[kind] += 1
+            report.bytes_by_kind[kind] += len(data)
 
         examples: dict[str, list[str]] = {}
 
         def details_and_exports() -> None:
             progress("details: profiles")
             for path, body in _detail_files(con, info, examples):
-                emit(path, body)
+                emit(path, body, "detail")
             stage("details")
             progress("exports: json, csv, parquet")
             for path, body in exports.export_files(con, info, writer.scratch):
-                emit(path, body)
+                emit(path, body, "export")
             stage("exports")
 
         workers = config.workers if config.workers is not None else fanout.default_workers(companies)
@@ -186,6 +192,8 @@ def build(config: BuildConfig, progress: Progress = lambda _: None) -> BuildRepo
             endpoint = _endpoint_of(route.path)
             report.files_by_endpoint[endpoint] += results[route.name].stats.files
             report.bytes_by_endpoint[endpoint] += results[route.name].stats.bytes
+            report.files_by_kind["listing"] += results[route.name].stats.files
+            report.bytes_by_kind["listing"] += results[route.name].stats.bytes
             examples[route.name] = example_urls(route, results[route.name].domains)
         domains = {name: result.domains for name, result in results.items()}
         if not workers:

@@ -49,6 +49,7 @@ def build(data_dir: Path, out_dir: Path, quiet: bool, force: bool, workers: int 
     """Validate the dataset and write the whole API as static files."""
     from generator.build import BuildConfig
     from generator.build import build as run_build
+    from generator.hosts import fit_summary
     from generator.load import DataError
     from generator.writer import OutputError
 
@@ -67,6 +68,7 @@ def build(data_dir: Path, out_dir: Path, quiet: bool, force: bool, workers: int 
                f"({report.files - report.written} unchanged) in {report.seconds:.2f}s [{stages}]")
     for endpoint, files in sorted(report.files_by_endpoint.items()):
         click.echo(f"  {endpoint:<28} {files:>8} files {report.bytes_by_endpoint[endpoint]:>14,} bytes")
+    click.echo(f"hosts: {fit_summary(report.files, report.bytes)}")
     click.echo(f"serve it: python -m generator serve --dir {out_dir} --port 8000")
 
 

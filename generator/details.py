@@ -8,16 +8,16 @@ from collections.abc import Iterator
 import duckdb
 
 from generator import responses
-from generator.listing import read_sql
+from generator.queries import read_sql
 from generator.schema import DatasetInfo
 
 EDGAR_COMPANY_URL = "https://www.sec.gov/cgi-bin/browse-edgar?action=getcompany&CIK={cik:010d}"
 
 ANALYSIS_METHODOLOGY = {
-    "valuation_to_revenue": "valuation_usd divided by revenue_usd of the latest fiscal year with revenue; "
-    "null without positive revenue",
+    "valuation_to_revenue": "current valuation_usd divided by revenue_usd of the latest fiscal year with revenue; "
+    "null without positive revenue or without a current valuation",
     "revenue_growth": "latest fiscal-year revenue divided by the previous fiscal year's revenue, minus 1",
-    "sector_rank": "rank by valuation_usd (highest = 1) among companies of the same sector with a valuation",
+    "sector_rank": "rank by current valuation_usd (highest = 1) among companies of the same sector with one",
     "sector_percentile": "share of the sector's valued companies whose valuation is at or below this one",
     "months_since_last_round": "whole calendar months from the latest funding round to the dataset's as_of date",
     "secondary_premium_to_last_round": "latest monthly secondary implied valuation divided by the latest "
@@ -51,6 +51,7 @@ def company_profiles(
     rounds = _grouped(con, "company_rounds")
     ipos = _grouped(con, "company_ipos")
     analysis = {r.pop("company_id"): r for r in _records(con, read_sql("company_analysis"), {"as_of": info.as_of})}
+    analysis_current = dict(con.execute("SELECT company_id, valuation_is_current FROM company_valuation").fetchall())
     companies = _records(con, """
         SELECT c.*, s.name AS sector_name, n.name AS country_name, e.name AS exchange_name
         FROM companies c JOIN sectors s ON s.slug = c.sector JOIN countries n ON n.code = c.country
@@ -58,7 +59,9 @@ def company_profiles(
     """)
     for c in companies:
         company_rounds = rounds.get(c["id"], [])
-        amounts = [r["amount_usd"] for r in company_rounds if r["amount_usd"] is not None]
+        disclosed = [r for r in company_rounds if r["amount_usd"] is not None]
+        amounts = [r["amount_usd"] for r in disclosed if r["transaction"] == "equity"]
+        others = [r["amount_usd"] for r in disclosed if r["transaction"] != "equity"]
         investor_ids = {i["id"] for r in company_rounds for i in r["investors"]}
         latest = company_rounds[0] if company_rounds else None
         profile = responses.CompanyProfile(
@@ -84,9 +87,12 @@ def company_profiles(
                 last_round_stage=latest["stage"] if latest else None,
                 last_round_date=latest["announced_date"] if latest else None,
                 rounds=company_rounds,
+                other_transactions_usd=sum(others) if others else None,
             ),
             ipos=ipos.get(c["id"], []),
             analysis=responses.Analysis(**analysis[c["id"]], methodology=ANALYSIS_METHODOLOGY),
+            valuation_is_current=analysis_current[c["id"]],
+            valuation_currency_converted_from=c["valuation_currency_converted_from"],
         )
         yield (str(c["id"]), c["slug"]), profile
 

@@ -25,7 +25,21 @@ Conventions:
 - categorical values are lowercase slugs `[a-z0-9-]`; countries are ISO 3166-1 alpha-2, lowercase (`us`);
 - `basis` says where a figure comes from: `sec-filing`, `company-report`, `exchange-data`, `press-report`, or
   `estimate` for anything that is not a disclosed number;
-- no date may lie after `as_of` in `dataset.json`, except `ipos.expected_date` and `offerings.close_date`.
+- no date may lie after `as_of` in `dataset.json`, except `ipos.expected_date` and `offerings.close_date`;
+- a figure converted from another currency names that currency in `currency_converted_from`.
+
+Derived figures:
+- **Current valuation**: a public company's market capitalisation and a private company's latest valuation are
+  current unless `companies.valuation_is_current` is false; an acquired company's figure (acquisition price or
+  last private mark) and a closed company's last mark are history. The API's `valuation_usd` in listings,
+  `sort=valuation`, `minValuation`, sector ranks and industry totals use current valuations only; the last known
+  figure stays in `last_known_valuation_usd` and the profile.
+- **Funding totals**: `total_raised_usd` sums rounds of new equity (`transaction` equity, convertible notes
+  included); stake purchases of existing shares, buyouts and debt are summed apart as `other_transactions_usd`.
+- **Secondary marks** (`secondary_prices.csv`) are observed transactions only: a tender offer or secondary sale
+  (`offering_id`) in the month of its announcement (`observed_date`), `method` observed. A point between
+  transactions, if any, may only carry forward the latest mark dated on or before it (`method` carried-forward);
+  nothing is interpolated towards a later figure.
 
 The figures are compiled from public sources for research use and are estimates: check primary filings before
 relying on them. No URL is stored: links in the API are built from public identifiers (SEC CIK, accession

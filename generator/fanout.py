@@ -63,8 +63,9 @@ def _init_worker(parent: int, snapshot: str, staging: str, previous: str | None,
         ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
     if os.getppid() != parent:  # the build died before the line above took effect
         os._exit(1)
-    _worker.update(con=duckdb.connect(snapshot, read_only=True, config={"threads": 1}), staging=staging,
-                   previous=previous, info=info)
+    con = duckdb.connect(snapshot, read_only=True, config={"threads": 1})
+    con.execute("SET enable_progress_bar = false")
+    _worker.update(con=con, staging=staging, previous=previous, info=info)
 
 
 def _render_in_worker(name: str) -> RouteResult:

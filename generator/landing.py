@@ -22,6 +22,7 @@ from pydantic import BaseModel
 from generator import problems, templates
 from generator.registry import (
     EXPORT_DATASET,
+    FACET_LIMIT,
     PAGE_PARAM,
     ROUTES,
     SORT_PARAM,
@@ -64,13 +65,14 @@ class FilterView:
     from the data."""
     values_note: str
     multi: bool
-    exclusive: bool
+    sortable: bool
 
 
 def _filter_view(flt: Filter) -> FilterView:
     values: list[tuple[str, str]] = []
     if flt.kind == "text":
-        note = "Any word prefix present in the data."
+        note = ("Any indexed word prefix present in the data." if flt.prefix_max else
+                "Any whole word of a name present in the data.")
     elif flt.kind == "year":
         note = "A four-digit year present in the data."
     elif isinstance(flt.domain, tuple) and flt.domain:
@@ -81,7 +83,7 @@ def _filter_view(flt: Filter) -> FilterView:
         note = "Values present in the data."
     if flt.multi:
         note = f"{note} An item matches when its list contains the value.".strip()
-    return FilterView(flt.name, flt.kind, segments(flt.description), values, note, flt.multi, flt.exclusive)
+    return FilterView(flt.name, flt.kind, segments(flt.description), values, note, flt.multi, flt.sortable)
 
 
 @dataclass
@@ -176,7 +178,7 @@ def _example_views(urls: Sequence[str], router: Router) -> list[ExampleView]:
 
 def _list_view(route: ListRoute, urls: Sequence[str], router: Router) -> RouteView:
     groups = [[f.name for f in group] for group in route.groups if group]
-    pairs = route.incompatible_sets()
+    pairs = [*route.incompatible_sets(), *((*names, SORT_PARAM) for names in route.unsorted_sets())]
     pattern = route.file_path({f.name: f"{{{f.name}}}" for f in route.filters}, "{sort}", "{page}")
     return RouteView(
         name=route.name, kind="list", path=route.path, label=route.path, anchor=f"route-{route.name}",
@@ -187,9 +189,10 @@ def _list_view(route: ListRoute, urls: Sequence[str], router: Router) -> RouteVi
         sorts=[(value, value == route.default_sort) for value in route.sort_values],
         descending=any(v.startswith("-") for v in route.sort_values),
         default_sort=route.default_sort, per_page=route.per_page, groups=groups,
-        combine_freely=not pairs, incompatible_sets=pairs,
+        combine_freely=not route.incompatible_sets(), incompatible_sets=pairs,
         problem_id=f"problem-{route.name}-filter-combination" if pairs else "",
-        default_filters=list(route.default_filters), facets=list(route.facets), path_pattern=pattern,
+        default_filters=list(route.default_filters), facets=[f.name for f in route.filters if f.faceted],
+        path_pattern=pattern,
     )
 
 
@@ -326,6 +329,7 @@ def context(info: DatasetInfo, examples: Mapping[str, Sequence[str]]) -> dict[st
         "not_found_file": NOT_FOUND_FILE,
         "top_route": top,
         "sort_param": SORT_PARAM,
+        "facet_limit": FACET_LIMIT,
         "page_param": PAGE_PARAM,
     }
 

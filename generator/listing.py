@@ -1,45 +1,34 @@
-"""Precompute every page of every listing route: each filter combination x each sort x each page.
+"""Precompute every listing page that has content: each non-empty filter combination x each sort x each page.
 
 The work is split where each part is cheapest. DuckDB fans every row out to the filter combinations it belongs
-to and orders each combination under every sort in one grouped query (``list(... ORDER BY ...)``). Python then
-serializes each row once and assembles pages by joining those bytes.
+to and orders each combination under every sort in one grouped query (``list(... ORDER BY ...)``); a
+combination without rows never appears, so no empty page is written. Python serializes each row once,
+assembles pages by joining those bytes, and derives every page's facets from the combinations one filter
+deeper (their row counts are the facet counts, their first pages the facet URLs).
 """
 
 from __future__ import annotations
 
-import itertools
 import math
-from collections import Counter
+from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 
 import duckdb
 
 from generator import serialize
-from generator.registry import TEXT_PREFIX_MAX, Filter, ListRoute
+from generator.queries import base_meta, read_sql, sql_params
+from generator.registry import FACET_LIMIT, SORT_DEPTH, WORD_MAX, Filter, ListRoute
 from generator.schema import DatasetInfo
 
-SQL_DIR = Path(__file__).parent / "sql"
-ALL = None  # a filter that is not applied
-
-
-def read_sql(name: str) -> str:
-    return (SQL_DIR / f"{name}.sql").read_text(encoding="utf-8")
+Combination = frozenset[tuple[str, str]]
+"""Applied filters as (name, value-as-in-URLs) pairs; the empty set is the unfiltered listing."""
 
 
 @dataclass(frozen=True)
 class Page:
     path: str
     body: bytes
-
-
-def base_meta(info: DatasetInfo) -> dict[str, object]:
-    return {"as_of": info.as_of.isoformat(), "disclaimer": info.disclaimer}
-
-
-def sql_params(sql: str, info: DatasetInfo) -> dict[str, object]:
-    return {"as_of": info.as_of} if "$as_of" in sql else {}
 
 
 def load_rows(con: duckdb.DuckDBPyConnection, route: ListRoute, info: DatasetInfo) -> list[bytes]:
@@ -65,15 +54,24 @@ def _order_by(route: ListRoute, sort_value: str) -> str:
     return f"{field.expression} {'DESC' if descending else 'ASC'} NULLS LAST, {route.key}"
 
 
-def _sort_lists(route: ListRoute) -> str:
-    return ", ".join(f"list(_idx ORDER BY {_order_by(route, s)}) AS s{i}" for i, s in enumerate(route.sort_values))
+def text_terms(expression: str, prefix_max: int | None) -> str:
+    """SQL for the distinct indexed terms of a text: lowercased, accents removed, split on non-alphanumerics;
+    whole words (``prefix_max`` None), or every prefix of a word up to ``prefix_max`` characters."""
+    words = (f"list_filter(regexp_split_to_array(lower(strip_accents(coalesce({expression}, ''))), '[^a-z0-9]+'), "
+             f"lambda w: w <> '' AND length(w) <= {WORD_MAX})")
+    if prefix_max is None:
+        return f"list_distinct({words})"
+    return (
+        f"list_distinct(flatten(list_transform({words}, lambda w: "
+        f"list_transform(range(1, least(length(w), {prefix_max}) + 1), lambda n: left(w, n::INTEGER)))))"
+    )
 
 
 def _membership(index: int, flt: Filter) -> str:
     """Lateral unnest giving, per row, every value of ``flt`` the row matches, plus NULL (= filter not applied)."""
     column = flt.column
     if flt.kind == "text":
-        values = f"list_append({text_prefixes(column)}, NULL)"
+        values = f"list_append({text_terms(column, flt.prefix_max)}, NULL)"
     elif flt.kind == "ladder":
         ladder = ", ".join(str(v) for v in flt.domain)
         values = f"list_append(list_filter([{ladder}], lambda t: t <= {column}), NULL)"
@@ -86,67 +84,100 @@ def _membership(index: int, flt: Filter) -> str:
     return f"unnest({values}) AS m{index}(f{index})"
 
 
-def text_prefixes(expression: str) -> str:
-    """SQL for the distinct word prefixes of a text: lowercased, accents removed, split on non-alphanumerics."""
-    words = f"regexp_split_to_array(lower(strip_accents(coalesce({expression}, ''))), '[^a-z0-9]+')"
-    return (
-        f"list_distinct(flatten(list_transform(list_filter({words}, lambda w: w <> ''), lambda w: "
-        f"list_transform(range(1, least(length(w), {TEXT_PREFIX_MAX}) + 1), lambda n: left(w, n::INTEGER)))))"
-    )
-
-
-def domain_values(con: duckdb.DuckDBPyConnection, flt: Filter) -> list[str]:
-    """Allowed values of a filter, as the strings that appear in URLs."""
-    if flt.kind == "text":
-        query = f"SELECT DISTINCT unnest({text_prefixes(flt.column)}) FROM rows"
-        values = [v for (v,) in con.execute(query).fetchall()]
-    elif isinstance(flt.domain, tuple):
-        values = [str(v) for v in flt.domain]
-    else:
-        values = [str(v) for (v,) in con.execute(flt.domain).fetchall() if v is not None]
-    if flt.kind in ("ladder", "year"):
-        return sorted(set(values), key=int)
-    return sorted(set(values))
-
-
 def _typed(flt: Filter, value: str) -> str | int:
     return int(value) if flt.kind in ("ladder", "year") else value
 
 
-def combination_orders(
-    con: duckdb.DuckDBPyConnection, route: ListRoute, filters: tuple[Filter, ...]
-) -> dict[tuple[str | None, ...], tuple]:
-    """For every non-empty combination of ``filters``, the ordered row indexes under each sort."""
-    joins = "".join(f", {_membership(i, f)}" for i, f in enumerate(filters))
-    keys = ", ".join(f"f{i}::VARCHAR AS f{i}" for i in range(len(filters)))
-    select_keys = f"{keys}, " if filters else ""
-    group = "GROUP BY ALL" if filters else ""
-    query = f"SELECT {select_keys}{_sort_lists(route)} FROM rows{joins} {group}"
-    orders: dict[tuple[str | None, ...], tuple] = {}
-    for record in con.execute(query).fetchall():
-        n = len(filters)
-        orders[tuple(record[:n])] = tuple(record[n:])
-    return orders
+def combinations(
+    con: duckdb.DuckDBPyConnection, route: ListRoute
+) -> dict[Combination, tuple[tuple[str, ...], tuple[list[int], ...]]]:
+    """Every non-empty combination the route publishes: its sort values and, per sort, the ordered row indexes.
+
+    Each group of combinable filters is one grouped query; the orders a combination does not publish (every
+    sort but the default past ``SORT_DEPTH`` filters) are not computed. A combination two groups share (the
+    unfiltered listing, say) keeps the version with the most sorts."""
+    out: dict[Combination, tuple[tuple[str, ...], tuple[list[int], ...]]] = {}
+    everything = route.sort_values
+    for group in sorted(route.groups, key=lambda g: not all(f.sortable for f in g)):
+        sortable = all(f.sortable for f in group)
+        applied = " + ".join(f"(f{i} IS NOT NULL)::INTEGER" for i in range(len(group))) or "0"
+        joins = "".join(f", {_membership(i, f)}" for i, f in enumerate(group))
+        keys = "".join(f"f{i}::VARCHAR AS f{i}, " for i in range(len(group)))
+        lists = ", ".join(
+            f"list(_idx ORDER BY {_order_by(route, s)})"
+            + ("" if s == route.default_sort else
+               f" FILTER (WHERE {applied} <= {SORT_DEPTH})" if sortable else " FILTER (WHERE false)")
+            + f" AS s{i}"
+            for i, s in enumerate(everything)
+        )
+        query = f"SELECT {keys}{lists} FROM rows{joins} {'GROUP BY ALL' if group else ''}"
+        default = everything.index(route.default_sort)
+        for record in con.execute(query).fetchall():
+            orders = record[len(group):]
+            if not orders[default]:
+                continue  # no rows at all: an aggregate without GROUP BY still answers one (empty) record
+            key = frozenset((f.name, v) for f, v in zip(group, record, strict=False) if v is not None)
+            sorts = route.sorts_for({name for name, _ in key})
+            if key in out and len(out[key][0]) >= len(sorts):
+                continue
+            out[key] = (sorts, tuple(orders[everything.index(s)] for s in sorts))
+    return out
+
+
+def facets(
+    route: ListRoute, combos: dict[Combination, tuple[tuple[str, ...], tuple[list[int], ...]]]
+) -> dict[Combination, dict[str, list[tuple[str, int]]]]:
+    """For each combination, the refinements one faceted filter deeper that have rows: value and row count."""
+    faceted = {f.name for f in route.filters if f.faceted}
+    out: dict[Combination, dict[str, list[tuple[str, int]]]] = defaultdict(lambda: defaultdict(list))
+    for key, (_, lists) in combos.items():
+        for name, value in key:
+            if name in faceted:
+                out[key - {(name, value)}][name].append((value, len(lists[0])))
+    return out
+
+
+def _facet_meta(
+    route: ListRoute, active: dict[str, str], sort: str, refinements: dict[str, list[tuple[str, int]]]
+) -> dict[str, object]:
+    """``meta.facets`` (most frequent first, then by value; at most ``FACET_LIMIT`` per filter) and the names of
+    the facets cut short in ``meta.facets_truncated``."""
+    out: dict[str, list[dict[str, object]]] = {}
+    truncated: list[str] = []
+    for flt in route.filters:
+        if flt.name not in refinements:
+            continue
+        values = sorted(((_typed(flt, v), n) for v, n in refinements[flt.name]), key=lambda vn: (-vn[1], vn[0]))
+        if len(values) > FACET_LIMIT:
+            truncated.append(flt.name)
+        names = {*active, flt.name}
+        refined_sort = sort if sort in route.sorts_for(names) else route.default_sort
+        out[flt.name] = [
+            {"value": value, "count": count,
+             "url": route.file_path({**active, flt.name: str(value)}, refined_sort, 1)}
+            for value, count in values[:FACET_LIMIT]
+        ]
+    return {"facets": out, "facets_truncated": truncated}
 
 
 def _pages(
-    route: ListRoute, filters: dict[str, str], typed: dict[str, object], sort: str, ids: list[int],
-    rows: list[bytes], meta: dict[str, object],
+    route: ListRoute, active: dict[str, str], typed: dict[str, object], sort: str, ids: list[int],
+    rows: list[bytes], meta: dict[str, object], first_page_meta: dict[str, object],
 ) -> Iterator[Page]:
-    """The pages of one result set under one sort; ``meta`` may carry the set's facets."""
+    """The pages of one non-empty result set under one sort; page 1 also carries ``first_page_meta``."""
     per_page = route.per_page
     total = len(ids)
-    pages = max(1, math.ceil(total / per_page))
+    pages = math.ceil(total / per_page)
 
     def link(page: int) -> str:
-        return route.file_path(filters, sort, page)
+        return route.file_path(active, sort, page)
 
     for page in range(1, pages + 1):
         chunk = ids[(page - 1) * per_page : page * per_page]
         body = {
             "meta": {
                 "total": total, "page": page, "per_page": per_page, "pages": pages, "sort": sort,
-                "filters": typed, **meta,
+                "filters": typed, **meta, **(first_page_meta if page == 1 else {}),
             },
             "links": {
                 "self": link(page), "first": link(1),
@@ -158,50 +189,27 @@ def _pages(
         yield Page(link(page), serialize.envelope(body, [rows[i] for i in chunk]))
 
 
-def facet_counts(
-    route: ListRoute, values: dict[str, list[str | None]], ids: list[int]
-) -> dict[str, list[dict[str, object]]]:
-    """Value counts of each facet column over a result set: most frequent first, then by value."""
-    out: dict[str, list[dict[str, object]]] = {}
-    for column in route.facets:
-        counts = Counter(values[column][i] for i in ids)
-        counts.pop(None, None)
-        out[column] = [{"value": v, "count": n} for v, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))]
-    return out
-
-
 def render(
     con: duckdb.DuckDBPyConnection, route: ListRoute, info: DatasetInfo,
     domains_out: dict[str, list[str]] | None = None,
 ) -> Iterator[Page]:
-    """Every page of one listing route: each filter combination of each group, each sort, each page.
+    """Every page of one listing route that has rows: each non-empty combination, each of its sorts, each page.
 
-    The allowed values of each filter (the ones that have files) go into ``domains_out``."""
+    The values each filter takes alone (the ones that have files) go into ``domains_out``."""
     rows = load_rows(con, route, info)
     meta = base_meta(info)
-    facet_values = {
-        column: [v for (v,) in con.execute(f"SELECT {column} FROM rows ORDER BY _idx").fetchall()]
-        for column in route.facets
-    }
-    empty: tuple = tuple([] for _ in route.sort_values)
-    domains: dict[str, list[str | None]] = {}
-    done: set[frozenset[tuple[str, str]]] = set()
-    for group in route.groups:
-        for f in group:
-            if f.name not in domains:
-                domains[f.name] = [ALL, *domain_values(con, f)]
-                if domains_out is not None:
-                    domains_out[f.name] = domains[f.name][1:]
-        orders = combination_orders(con, route, group)
-        for combination in itertools.product(*(domains[f.name] for f in group)):
-            applied = [(f, v) for f, v in zip(group, combination, strict=True) if v is not ALL]
-            key = frozenset((f.name, v) for f, v in applied)
-            if key in done:
-                continue  # a combination two groups share (e.g. no filter at all) is written once
-            done.add(key)
-            active = {f.name: v for f, v in applied}
-            typed = {f.name: _typed(f, v) for f, v in applied}
-            lists = orders.get(combination, empty)
-            page_meta = {**meta, "facets": facet_counts(route, facet_values, lists[0])} if route.facets else meta
-            for sort, ids in zip(route.sort_values, lists, strict=True):
-                yield from _pages(route, active, typed, sort, ids, rows, page_meta)
+    combos = combinations(con, route)
+    refinements = facets(route, combos)
+    if domains_out is not None:
+        by_name = {f.name: f for f in route.filters}
+        for flt in route.filters:
+            values = {v for key in combos if len(key) == 1 for n, v in key if n == flt.name}
+            domains_out[flt.name] = sorted(values, key=lambda v: (_typed(by_name[flt.name], v), v))
+    order = {f.name: i for i, f in enumerate(route.filters)}
+    for key in sorted(combos, key=lambda k: sorted((order[n], v) for n, v in k)):
+        sorts, lists = combos[key]
+        active = dict(key)
+        typed = {f.name: _typed(f, active[f.name]) for f in route.filters if f.name in active}
+        for sort, ids in zip(sorts, lists, strict=True):
+            first = _facet_meta(route, active, sort, refinements.get(key, {}))
+            yield from _pages(route, active, typed, sort, ids, rows, meta, first)

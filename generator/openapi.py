@@ -17,7 +17,7 @@ from generator.registry import (
     PAGE_PARAM,
     ROUTES,
     SORT_PARAM,
-    TEXT_PREFIX_MAX,
+    WORD_MAX,
     DetailRoute,
     DocumentRoute,
     ExportRoute,
@@ -54,9 +54,9 @@ def _tag(path: str) -> str:
 DATE = {"type": "string", "format": "date"}
 FACET = _object({
     "value": {"oneOf": [{"type": "string"}, {"type": "integer"}], "description": "the filter value"},
-    "count": {"type": "integer", "minimum": 1, "description": "rows of the result set with this value"},
-    "url": {"type": "string", "description": "path-style URL of the first page with this value added"},
-}, required=["value", "count"])
+    "count": {"type": "integer", "minimum": 1, "description": "meta.total of the listing at url"},
+    "url": {"type": "string", "description": "path-style URL of the refined listing's page 1"},
+})
 LINKS = _object({name: {"type": "string", "nullable": name in ("prev", "next"),
                         "description": "path-style URL of a page (a file, on any static host)"}
                  for name in ("self", "first", "prev", "next", "last")})
@@ -79,24 +79,28 @@ def _ref(name: str) -> dict[str, str]:
 
 def _meta_schema(route: ListRoute) -> dict[str, Any]:
     properties: dict[str, Any] = {
-        "total": {"type": "integer", "minimum": 0, "description": "rows in the whole result set"},
+        "total": {"type": "integer", "minimum": 1, "description": "rows in the whole result set"},
         "page": {"type": "integer", "minimum": 1},
         "per_page": {"type": "integer", "enum": [route.per_page]},
-        "pages": {"type": "integer", "minimum": 1},
+        "pages": {"type": "integer", "minimum": 1, "description": "at least 1: empty results are not published"},
         "sort": {"type": "string", "enum": list(route.sort_values)},
         "filters": {"type": "object", "description": "the filters applied, with their values",
                     "additionalProperties": {"oneOf": [{"type": "string"}, {"type": "integer"}]}},
         "as_of": DATE,
         "disclaimer": {"type": "string"},
-        "facets": {"type": "object", "description": "per filter name: value counts over the whole result set, "
-                   "each with the URL that adds the value to the query",
-                   "additionalProperties": {"type": "array", "items": _ref("Facet")}},
-        "facets_truncated": {"type": "array", "items": {"type": "string"},
-                             "description": "filters whose facet list was cut short"},
     }
-    required = [n for n in properties if n not in ("facets", "facets_truncated")]
-    # Extensible: a later release may add fields to meta; clients must ignore what they do not know.
-    return {"type": "object", "required": required, "properties": properties}
+    required = list(properties)
+    faceted = [f for f in route.filters if f.faceted]
+    if faceted:
+        properties["facets"] = {
+            "type": "object", "additionalProperties": False, "description": "page 1 only: refinements with rows",
+            "properties": {f.name: {"type": "array", "items": _ref("Facet")} for f in faceted},
+        }
+        properties["facets_truncated"] = {
+            "type": "array", "items": {"type": "string", "enum": [f.name for f in faceted]},
+            "description": "page 1 only: facets that list only their most frequent values",
+        }
+    return {"type": "object", "required": required, "additionalProperties": False, "properties": properties}
 
 
 def _list_operation(route: ListRoute, domains: dict[str, list[str]], schemas: SchemaRegistry) -> dict[str, Any]:
@@ -104,7 +108,8 @@ def _list_operation(route: ListRoute, domains: dict[str, list[str]], schemas: Sc
     for flt in route.filters:
         values = domains[flt.name]
         if flt.kind == "text":
-            schema: dict[str, Any] = {"type": "string", "pattern": f"^[a-z0-9]{{1,{TEXT_PREFIX_MAX}}}$"}
+            longest = flt.prefix_max or WORD_MAX
+            schema: dict[str, Any] = {"type": "string", "pattern": f"^[a-z0-9]{{1,{longest}}}$"}
         elif flt.kind in ("ladder", "year"):
             schema = {"type": "integer", "enum": [int(v) for v in values]}
         else:
@@ -132,8 +137,9 @@ def _list_operation(route: ListRoute, domains: dict[str, list[str]], schemas: Sc
         "tags": [_tag(route.path)], "operationId": f"list_{route.name.replace('-', '_')}", "summary": route.summary,
         "description": description, "parameters": parameters,
         "responses": {"200": _json(envelope, "One page of results"),
-                      "404": _problem_response("Unknown filter value, no results, page past the last, or filters "
-                                               "that do not combine")},
+                      "404": _problem_response("Unknown value, no results, or page past the last (a URL is "
+                                               "published exactly when it has content); or parameters that do "
+                                               "not combine")},
     }
 
 

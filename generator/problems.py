@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from generator import serialize
-from generator.registry import EXPORT_ROUTE, LIST_ROUTES
+from generator.registry import EXPORT_ROUTE, LIST_ROUTES, SORT_DEPTH
 from generator.responses import Problem
 from generator.rewrites import NOT_FOUND_FILE, SITE_404_FILE
 
@@ -16,8 +16,9 @@ def problem(slug: str, title: str, status: int, detail: str) -> bytes:
 
 NOT_FOUND = problem(
     "not-found", "Not Found", 404,
-    "No resource at this URL: the path, a filter value or a page number is not one the API publishes. "
-    "See /api/openapi for the paths, parameters and allowed values.",
+    "No resource at this URL: an unknown path or value, a query with no results, or a page past the last. "
+    "A URL is published exactly when it has content; the facets on page 1 of every listing link to the "
+    "refinements that have rows. See /api/openapi for the paths, parameters and allowed values.",
 )
 
 
@@ -34,11 +35,16 @@ def problem_files() -> Iterator[tuple[str, bytes]]:
         f"{EXPORT_ROUTE.path}: `format` is one of {', '.join(EXPORT_ROUTE.formats)}.",
     )
     for route in LIST_ROUTES:
-        if not route.incompatible_sets():
+        unsorted = route.unsorted_sets()
+        if not route.incompatible_sets() and not unsorted:
             continue
         allowed = "; ".join(", ".join(f"`{f.name}`" for f in group) for group in route.groups)
+        detail = f"{route.path}: these filters can be used together, with `page`: {allowed}."
+        if unsorted:
+            sets = "; ".join(" + ".join(f"`{n}`" for n in names) for names in unsorted)
+            detail += (f" `sort` combines with at most {SORT_DEPTH} of them, and not with {sets}: such results "
+                       "come in the default order.")
         yield route.combination_error, problem(
             f"{route.name}-filter-combination", "Unsupported parameter combination", 404,
-            f"{route.path}: these filters can be used together (each set with `sort` and `page`): {allowed}. "
-            "This request names filters from different sets; drop one of them.",
+            detail + " This request names parameters that do not combine; drop one of them.",
         )

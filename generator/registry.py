@@ -22,18 +22,12 @@ from __future__ import annotations
 
 import itertools
 import typing
-from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from pydantic import BaseModel
 
 from generator import responses, schema
-
-if TYPE_CHECKING:
-    import duckdb
-
-    from generator.schema import DatasetInfo
 
 FilterKind = Literal["category", "ladder", "year", "month", "text"]
 
@@ -42,8 +36,27 @@ MINIMUM_VALUATION_LADDER_USD: tuple[int, ...] = (
 )
 """Allowed values of ``minValuation``: whole-USD lower bounds (inclusive) on ``valuation_usd``."""
 
-TEXT_PREFIX_MAX = 24
-"""Longest indexed prefix of a word, in characters (longer queries find nothing)."""
+SEARCH_PREFIX_MAX = 3
+"""Longest indexed prefix on /api/search, in characters: a type-ahead client sends at most the first three
+characters of a word and narrows the results itself (each row carries its ``name``). Longer prefixes would
+cost a file per distinct prefix of every name (measured: 146k files at 10k companies for 1-24 characters,
+10.5k for 1-3, types included)."""
+
+WORD_MAX = 40
+"""Longest indexed word of ``q`` on /api/companies and /api/pre-ipos, in characters."""
+
+PER_PAGE = 50
+"""Rows per listing page, the same on every route: large enough that most filter combinations fit on one
+page (so deep combinations cost one file per sort), small enough for a phone."""
+
+SORT_DEPTH = 2
+"""Most filters a query may combine with ``sort``: results with more filters come in the route's default order.
+Such results are small (they nearly always fit on one page, so a client can reorder them), and every sort
+of every deeper combination would cost a file per sort (measured on the embedded data: 16.6k files with
+every sort everywhere, against a 15k budget)."""
+
+FACET_LIMIT = 30
+"""Most values a facet lists (the most frequent); a facet cut short is named in ``meta.facets_truncated``."""
 
 PAGE_PARAM = "page"
 SORT_PARAM = "sort"
@@ -56,9 +69,10 @@ class Filter:
     """One filter dimension of a listing.
 
     ``column`` is a column of the route's rows; a row matches a value when its column equals it (``multi``:
-    when its list contains it; ``ladder``: when it is at least the threshold; ``text``: when a word of the text
-    starts with it). ``domain`` is the SQL over ``rows`` that lists the allowed values, or the values themselves
-    (text filters take every indexed prefix). An ``exclusive`` filter combines with sort and page only.
+    when its list contains it; ``ladder``: when it is at least the threshold; ``text``: when it is a whole word
+    of the text, or with ``prefix_max`` a prefix of a word of at most that many characters). ``domain`` is the
+    SQL over ``rows`` that lists the allowed values, or the values themselves (text filters take every indexed
+    word or prefix). ``sortable=False``: a query with this filter takes the route's default order only.
     """
 
     name: str
@@ -67,7 +81,13 @@ class Filter:
     description: str
     domain: str | tuple[str | int, ...] = ()
     multi: bool = False
-    exclusive: bool = False
+    prefix_max: int | None = None
+    sortable: bool = True
+
+    @property
+    def faceted(self) -> bool:
+        """Whether listings count this filter's refinements in ``meta.facets`` (every kind but text)."""
+        return self.kind != "text"
 
 
 @dataclass(frozen=True)
@@ -96,15 +116,13 @@ class ListRoute:
     filters: tuple[Filter, ...]
     sorts: tuple[SortField, ...]
     default_sort: str
-    per_page: int
+    per_page: int = PER_PAGE
     description: str = ""
-    facets: tuple[str, ...] = ()
-    """Columns whose value counts over the whole result set go into ``meta.facets``."""
     default_filters: tuple[tuple[str, str], ...] = ()
     """Applied when a query names none of the route's filters."""
     combinable: tuple[tuple[str, ...], ...] | None = None
-    """Sets of filter names that may be used together; None: every non-exclusive filter together, each
-    exclusive filter alone. A request naming two filters that share no set gets a problem response."""
+    """Sets of filter names that may be used together; None: every filter with every other. A request naming
+    filters that share no set gets a problem response. Only a measured file budget refuses a combination."""
 
     @property
     def sort_values(self) -> tuple[str, ...]:
@@ -131,8 +149,7 @@ class ListRoute:
     def groups(self) -> list[tuple[Filter, ...]]:
         """Sets of filters that may be combined, each in declaration order."""
         if self.combinable is None:
-            regular = tuple(f for f in self.filters if not f.exclusive)
-            return [regular, *((f,) for f in self.filters if f.exclusive)]
+            return [self.filters]
         by_name = {f.name: f for f in self.filters}
         return [tuple(by_name[n] for n in by_name if n in group) for group in self.combinable]
 
@@ -149,8 +166,26 @@ class ListRoute:
                 found.append(subset)
         return found
 
+    def combines(self, names: set[str]) -> bool:
+        """Whether these filters may be used together."""
+        return any(names <= {f.name for f in group} for group in self.groups)
 
-DetailBuilder = Callable[["duckdb.DuckDBPyConnection", "DatasetInfo"], Iterator[tuple[tuple[str, ...], BaseModel]]]
+    def sorts_for(self, names: set[str]) -> tuple[str, ...]:
+        """The sort values published for a set of applied filters."""
+        by_name = {f.name: f for f in self.filters}
+        if len(names) <= SORT_DEPTH and all(by_name[n].sortable for n in names):
+            return self.sort_values
+        return (self.default_sort,)
+
+    def unsorted_sets(self) -> list[tuple[str, ...]]:
+        """The smallest filter sets that take the default order only (each refused with ``sort``)."""
+        if len(self.sort_values) < 2:
+            return []
+        out = [(f.name,) for f in self.filters if not f.sortable]
+        for group in self.groups:
+            names = [f.name for f in group if f.sortable]
+            out += [c for c in itertools.combinations(names, SORT_DEPTH + 1) if c not in out]
+        return out
 
 
 @dataclass(frozen=True)
@@ -169,11 +204,6 @@ class DetailRoute:
 
     def file_path(self, key: str) -> str:
         return f"{self.path}/{key}.json"
-
-    def build(self, con: duckdb.DuckDBPyConnection, info: DatasetInfo) -> Iterator[tuple[tuple[str, ...], BaseModel]]:
-        from generator import details
-
-        return getattr(details, self.builder)(con, info)
 
 
 EXPORT_FORMATS: tuple[str, ...] = ("json", "csv", "parquet")
@@ -234,32 +264,38 @@ def _values(literal: object) -> tuple[str, ...]:
     return tuple(typing.get_args(literal))
 
 
-def _text(description: str, column: str, exclusive: bool = True) -> Filter:
-    return Filter("q", "text", column, description, exclusive=exclusive)
-
-
-Q_DESCRIPTION = ("Prefix of any word of the name{extra}: lowercase ASCII letters and digits, 1-"
-                 f"{TEXT_PREFIX_MAX} characters (names are indexed lowercased with accents removed).")
+WORD_DESCRIPTION = (
+    "A whole word of the name, or the ticker: lowercase ASCII letters and digits (names are indexed lowercased, "
+    "accents removed, split at every other character). Combines with `page` only, in the default order: "
+    "a text query with other filters or sorts would cost a file per word of every name per combination. "
+    "Type-ahead prefixes are /api/search's job."
+)
+PREFIX_DESCRIPTION = (
+    f"Prefix of a word of the name (or ticker), 1-{SEARCH_PREFIX_MAX} characters of lowercase ASCII letters and "
+    f"digits. Send at most the first {SEARCH_PREFIX_MAX} characters of what the user typed and narrow the rows "
+    "by their `name`: longer prefixes are not indexed (they answer 404)."
+)
 SECTOR = _category("sector", "Sector slug (see /api/industries).")
 COUNTRY = _category("country", "ISO 3166-1 alpha-2 country code, lowercase.")
 MIN_VALUATION = Filter("minValuation", "ladder", "valuation_usd",
                        "Minimum valuation in whole USD (inclusive); one of the documented ladder values.",
                        MINIMUM_VALUATION_LADDER_USD)
-COMPANY_TEXT = _text(Q_DESCRIPTION.format(extra=", or of the ticker"), "name || ' ' || coalesce(ticker, '')")
+COMPANY_TEXT = Filter("q", "text", "name || ' ' || coalesce(ticker, '')", WORD_DESCRIPTION, sortable=False)
 VALUATION = SortField("valuation", "valuation_usd")
 NAME = SortField("name", "lower(name)")
-DATE_DESC_ONLY: tuple[Literal["asc", "desc"], ...] = ("desc", "asc")
-COMPANY_SLUG = _category("company", "Company slug: only items about this company.", "company.slug",
-                         exclusive=True)
+NAME_ASC = SortField("name", "lower(name)", ("asc",))
+COMPANY_SLUG = _category("company", "Company slug: only items about this company.", "company.slug")
 
 ROUTES: tuple[ListRoute | DetailRoute | ExportRoute | DocumentRoute, ...] = (
     ListRoute(
         name="companies", path="/api/companies", summary="Filtered list of companies",
-        description="Every company of the dataset, public and private. Filters combine freely; `q` combines "
-        "with `sort` and `page` only.",
+        description="Every company of the dataset, public and private. `sector`, `country`, `minValuation` and "
+        "`status` combine freely with each other, `sort` and `page`; `q` combines with `page` only.",
         rows_sql="companies", model=responses.CompanyListItem, key="id",
-        filters=(COMPANY_TEXT, SECTOR, COUNTRY, MIN_VALUATION),
-        sorts=(VALUATION, NAME), default_sort="-valuation", per_page=25,
+        filters=(COMPANY_TEXT, SECTOR, COUNTRY, MIN_VALUATION,
+                 _category("status", "Company status.", domain=_values(schema.CompanyStatus))),
+        combinable=(("q",), ("sector", "country", "minValuation", "status")),
+        sorts=(VALUATION, NAME_ASC), default_sort="-valuation",
     ),
     DetailRoute(
         name="company", path="/api/companies", summary="Full company profile with financials, funding and analysis",
@@ -275,9 +311,8 @@ ROUTES: tuple[ListRoute | DetailRoute | ExportRoute | DocumentRoute, ...] = (
             Filter("year", "year", "status_date", "Year of the status date.", "SELECT DISTINCT year FROM rows"),
             _category("exchange", "Exchange slug."),
         ),
-        combinable=(("status", "year"), ("status", "exchange")),
-        sorts=(SortField("date", "status_date"), SortField("proceeds", "proceeds_usd")),
-        default_sort="-date", per_page=25,
+        sorts=(SortField("date", "status_date"), SortField("proceeds", "proceeds_usd", ("desc",))),
+        default_sort="-date",
     ),
     ListRoute(
         name="pre-ipos", path="/api/pre-ipos", summary="Private and pre-IPO companies",
@@ -286,8 +321,8 @@ ROUTES: tuple[ListRoute | DetailRoute | ExportRoute | DocumentRoute, ...] = (
         rows_sql="pre_ipos", model=responses.PreIpoListItem, key="id",
         filters=(COMPANY_TEXT, SECTOR, COUNTRY, MIN_VALUATION,
                  _category("stage", "Stage of the latest funding round.", "last_round_stage")),
-        combinable=(("q",), ("sector", "country", "minValuation"), ("stage", "sector")),
-        sorts=(VALUATION, NAME), default_sort="-valuation", per_page=25,
+        combinable=(("q",), ("sector", "country", "minValuation", "stage")),
+        sorts=(VALUATION, NAME_ASC), default_sort="-valuation",
     ),
     ListRoute(
         name="offerings", path="/api/offerings", summary="Private market offerings: tender, secondary, placement",
@@ -297,24 +332,22 @@ ROUTES: tuple[ListRoute | DetailRoute | ExportRoute | DocumentRoute, ...] = (
             _category("status", "Offering status.", domain=_values(schema.OfferingStatus)),
             Filter("year", "year", "announced_date", "Year announced.", "SELECT DISTINCT year FROM rows"),
         ),
-        sorts=(SortField("date", "announced_date"), SortField("amount", "amount_usd"),
-               SortField("valuation", "implied_valuation_usd")),
-        default_sort="-date", per_page=25,
+        sorts=(SortField("date", "announced_date", ("desc",)), SortField("amount", "amount_usd", ("desc",)),
+               SortField("valuation", "implied_valuation_usd", ("desc",))),
+        default_sort="-date",
     ),
     ListRoute(
         name="calendar", path="/api/calendar", summary="IPO calendar events and expected listings",
         description="Filings, expected listings, pricings, listings, quiet-period ends, lock-up expiries, "
         "withdrawals and postponements, from 24 months before the dataset's as-of date onwards. Without a "
-        "filter: upcoming events (on or after the as-of date), soonest first; `month` and `when` each combine "
-        "with `type`.",
+        "filter: upcoming events (on or after the as-of date), soonest first. Filters combine freely.",
         rows_sql="calendar", model=responses.CalendarEvent, key="id",
         filters=(
             _category("month", "Month of the event, YYYY-MM."),
             _category("type", "Event type.", domain=_values(responses.CalendarEventType)),
             _category("when", "upcoming (on or after as_of) or past.", '"when"', domain=("past", "upcoming")),
         ),
-        combinable=(("month", "type"), ("type", "when")),
-        sorts=(SortField("date", "date"),), default_sort="date", per_page=50,
+        sorts=(SortField("date", "date"),), default_sort="date",
         default_filters=(("when", "upcoming"),),
     ),
     ListRoute(
@@ -325,9 +358,8 @@ ROUTES: tuple[ListRoute | DetailRoute | ExportRoute | DocumentRoute, ...] = (
             Filter("year", "year", "announced_date", "Year announced.", "SELECT DISTINCT year FROM rows"),
             _category("sector", "Sector slug of the company.", "company.sector"),
         ),
-        combinable=(("stage", "year"), ("stage", "sector"), ("year", "sector")),
-        sorts=(SortField("date", "announced_date"), SortField("amount", "amount_usd")),
-        default_sort="-date", per_page=50,
+        sorts=(SortField("date", "announced_date", ("desc",)), SortField("amount", "amount_usd", ("desc",))),
+        default_sort="-date",
     ),
     ListRoute(
         name="trending", path="/api/trending", summary="Secondary-price movers and IPO-ready names",
@@ -336,28 +368,26 @@ ROUTES: tuple[ListRoute | DetailRoute | ExportRoute | DocumentRoute, ...] = (
         "components are listed in each row. Default: gainers.",
         rows_sql="trending", model=responses.TrendingEntry, key="entry_key",
         filters=(_category("kind", "Which list.", domain=("decliners", "gainers", "ipo-ready")),),
-        sorts=(SortField("rank", "rank", ("asc",)),), default_sort="rank", per_page=25,
+        sorts=(SortField("rank", "rank", ("asc",)),), default_sort="rank",
         default_filters=(("kind", "gainers"),),
     ),
     ListRoute(
         name="search", path="/api/search", summary="Unified search with facet counts",
-        description="Companies, investors and industries whose name has a word starting with `q`; "
-        "`meta.facets` counts the whole result set by type, sector and country. `q` and `type` each combine "
-        "with `sort` and `page` only (one file per indexed prefix keeps the index bounded).",
+        description="Type-ahead over companies, investors and industries: those with a word of the name (or "
+        f"ticker) starting with `q`, which is 1-{SEARCH_PREFIX_MAX} characters (the indexed bound: send the "
+        "first characters of the input and narrow the rows by `name`). `q` and `type` combine; `meta.facets` "
+        "counts a result set by type, each with the URL of that refinement.",
         rows_sql="search", model=responses.SearchResult, key="entry_key",
-        filters=(_text(Q_DESCRIPTION.format(extra=" (or ticker)"), "search_text"),
-                 _category("type", "Result type: every result of one type (combines with sort and page only; "
-                           "meta.facets counts a query's results by type).", exclusive=True,
-                           domain=("company", "industry", "investor"))),
-        sorts=(SortField("name", "lower(name)"),), default_sort="name", per_page=25,
-        facets=("type", "sector", "country"),
+        filters=(Filter("q", "text", "search_text", PREFIX_DESCRIPTION, prefix_max=SEARCH_PREFIX_MAX),
+                 _category("type", "Result type.", domain=("company", "industry", "investor"))),
+        sorts=(SortField("name", "lower(name)", ("asc",)),), default_sort="name",
     ),
     ListRoute(
         name="news", path="/api/news", summary="News and press feed, newest first",
         rows_sql="news", model=responses.NewsListItem, key="id",
         filters=(COMPANY_SLUG, _category("tag", "Topic tag.", "tags", multi=True,
                                          domain="SELECT DISTINCT unnest(tags) FROM rows")),
-        sorts=(SortField("date", "published_date", DATE_DESC_ONLY),), default_sort="-date", per_page=25,
+        sorts=(SortField("date", "published_date", ("desc",)),), default_sort="-date",
     ),
     ListRoute(
         name="filings", path="/api/filings", summary="SEC filings (S-1, F-1, 424B4 and others), newest first",
@@ -365,14 +395,18 @@ ROUTES: tuple[ListRoute | DetailRoute | ExportRoute | DocumentRoute, ...] = (
         filters=(COMPANY_SLUG, _category("form", "Form type as a slug: s-1, s-1-a, f-1, 424b4, rw, d ...",
                                          "form_slug"),
                  Filter("year", "year", "filed_date", "Year filed.", "SELECT DISTINCT year FROM rows")),
-        sorts=(SortField("date", "filed_date", DATE_DESC_ONLY),), default_sort="-date", per_page=25,
+        description="`company` combines with `form`, and `form` with `year`: company and year together would "
+        "cost a file for nearly every filing (measured: 30k files at 10k companies, against 9.5k).",
+        combinable=(("company", "form"), ("form", "year")),
+        sorts=(SortField("date", "filed_date", ("desc",)),), default_sort="-date",
     ),
     ListRoute(
         name="investors", path="/api/investors", summary="Investor directory with portfolio counts",
         rows_sql="investors", model=responses.InvestorListItem, key="id",
         filters=(_category("type", "Investor type."), COUNTRY),
-        sorts=(SortField("portfolio", "portfolio_count"), NAME, SortField("leads", "lead_count")),
-        default_sort="-portfolio", per_page=25,
+        sorts=(SortField("portfolio", "portfolio_count", ("desc",)), NAME_ASC,
+               SortField("leads", "lead_count", ("desc",))),
+        default_sort="-portfolio",
     ),
     DetailRoute(
         name="investor", path="/api/investors", summary="Investor profile with portfolio and rounds led",
@@ -383,7 +417,7 @@ ROUTES: tuple[ListRoute | DetailRoute | ExportRoute | DocumentRoute, ...] = (
         rows_sql="industries", model=responses.IndustryListItem, key="slug",
         filters=(),
         sorts=(SortField("companies", "company_count"), SortField("valuation", "total_valuation_usd"), NAME),
-        default_sort="-companies", per_page=50,
+        default_sort="-companies",
     ),
     DetailRoute(
         name="industry", path="/api/industries", summary="One industry: aggregates, companies, funding by year",

@@ -21,9 +21,14 @@ from generator.schema import (
     OfferingKind,
     OfferingStatus,
     RoundStage,
+    RoundTransaction,
 )
 
 Month = Annotated[str, Field(pattern=r"^[0-9]{4}-(0[1-9]|1[0-2])$", description="calendar month, YYYY-MM")]
+EQUITY = "sum of disclosed equity-round amounts (convertible notes included), whole USD; null when none"
+OTHER = "sum of disclosed stake purchases, buyouts and debt, whole USD (not in total_raised_usd)"
+CURRENT = "true for a public market cap or a private company's latest valuation not flagged stale; false otherwise"
+CONVERTED = "ISO 4217 currency the figure was reported in when converted to USD; null = reported in USD"
 
 
 class Out(BaseModel):
@@ -41,13 +46,18 @@ class CompanyListItem(Out):
     status: CompanyStatus
     ticker: str | None
     exchange: str | None = Field(description="exchange slug")
-    valuation_usd: int | None = Field(description="latest valuation or market capitalisation, whole USD")
+    valuation_usd: int | None = Field(description="current valuation or market cap, whole USD; null if none is current")
     valuation_date: dt.date | None
     valuation_basis: Basis | None
-    total_raised_usd: int | None = Field(description="sum of disclosed funding-round amounts, whole USD")
+    total_raised_usd: int | None = Field(description=EQUITY)
     last_round_stage: RoundStage | None
     last_round_date: dt.date | None
     url: str = Field(description="path of the company profile")
+    valuation_is_current: bool = Field(description=CURRENT)
+    last_known_valuation_usd: int | None = Field(description="latest figure on record, current or not")
+    last_known_valuation_date: dt.date | None
+    other_transactions_usd: int | None = Field(description=OTHER)
+    valuation_currency_converted_from: str | None = Field(description=CONVERTED)
 
 
 class Listing(Out):
@@ -76,6 +86,7 @@ class FinancialYear(Out):
     revenue_growth: float | None = Field(description="revenue / previous fiscal year's revenue - 1, ratio")
     employees: int | None
     basis: Basis
+    currency_converted_from: str | None = Field(description=CONVERTED)
 
 
 class RoundInvestorRef(Out):
@@ -93,15 +104,18 @@ class Round(Out):
     post_money_valuation_usd: int | None
     basis: Basis
     investors: list[RoundInvestorRef]
+    transaction: RoundTransaction = Field(description="equity, stake-purchase, buyout or debt")
+    currency_converted_from: str | None = Field(description=CONVERTED)
 
 
 class Funding(Out):
-    total_raised_usd: int | None = Field(description="sum of disclosed round amounts; null when none disclosed")
+    total_raised_usd: int | None = Field(description=EQUITY)
     rounds_count: int
     investors_count: int
     last_round_stage: RoundStage | None
     last_round_date: dt.date | None
     rounds: list[Round] = Field(description="newest first")
+    other_transactions_usd: int | None = Field(description=OTHER)
 
 
 class IpoRecord(Out):
@@ -157,6 +171,8 @@ class CompanyProfile(Out):
     funding: Funding
     ipos: list[IpoRecord]
     analysis: Analysis
+    valuation_is_current: bool = Field(description=CURRENT)
+    valuation_currency_converted_from: str | None = Field(description=CONVERTED)
 
 
 class CompanyRef(Out):
@@ -211,6 +227,7 @@ class PreIpoListItem(CompanyListItem):
         description="latest_secondary_valuation_usd / last_round_post_money_usd - 1, ratio (negative = discount)"
     )
     ipo_status: IpoStatus | None = Field(description="status of the company's latest IPO record, if any")
+    latest_secondary_observed_date: dt.date | None = Field(description="date of the transaction behind the mark")
 
 
 class OfferingListItem(Out):
@@ -227,6 +244,7 @@ class OfferingListItem(Out):
     lead_investor: InvestorRef | None
     description: str | None
     basis: Basis
+    currency_converted_from: str | None = Field(description=CONVERTED)
 
 
 CalendarEventType = Literal[
@@ -262,6 +280,8 @@ class FundingListItem(Out):
     basis: Basis
     lead_investors: list[InvestorRef]
     investors_count: int
+    transaction: RoundTransaction = Field(description="equity, stake-purchase, buyout or debt")
+    currency_converted_from: str | None = Field(description=CONVERTED)
 
 
 class ScoreComponent(Out):
@@ -270,6 +290,7 @@ class ScoreComponent(Out):
     points: float = Field(description="this component's contribution to the score")
     max_points: float
     note: str
+    known: bool = Field(description="false when the input is unknown; an unknown input scores 0 points")
 
 
 class TrendingEntry(Out):
@@ -316,7 +337,11 @@ class FilingListItem(Out):
     accession_number: str | None
     description: str | None
     edgar_url: str | None = Field(description="the filing's EDGAR folder when the accession number is known, "
-                                  "else the company's EDGAR page")
+                                  "else the filer's EDGAR page")
+    edgar_url_kind: Literal["filing", "filer-page"] | None = Field(
+        description="filing = edgar_url is the filing itself; filer-page = the accession number is not on record "
+        "and edgar_url is the filer's list of filings; null without a CIK")
+    filer_cik: int | None = Field(description="CIK the filing was made under (may be a predecessor's)")
 
 
 class InvestorListItem(Out):
@@ -372,19 +397,20 @@ class IndustryListItem(Out):
     company_count: int
     public_count: int
     private_count: int
-    valued_company_count: int
-    total_valuation_usd: int | None
-    median_valuation_usd: int | None
-    total_raised_usd: int | None
+    valued_company_count: int = Field(description="companies with a current valuation")
+    total_valuation_usd: int | None = Field(description="sum of current valuations (see valuation_is_current)")
+    median_valuation_usd: int | None = Field(description="median of current valuations")
+    total_raised_usd: int | None = Field(description=EQUITY)
     ipo_counts: list[StatusCount]
-    top_companies: list[ValuedCompany] = Field(description="up to 5, highest valuation first")
+    top_companies: list[ValuedCompany] = Field(description="up to 5, highest current valuation first")
     url: str
+    other_transactions_usd: int | None = Field(description=OTHER)
 
 
 class YearAmount(Out):
     year: int
-    rounds: int
-    amount_usd: int | None
+    rounds: int = Field(description="equity rounds announced that year")
+    amount_usd: int | None = Field(description="sum of their disclosed amounts")
 
 
 class CountryCount(Out):

@@ -53,18 +53,23 @@ class Rule:
 
 
 def list_route_rules(route: ListRoute) -> list[Rule]:
-    """Rules of one listing: filter pairs that cannot combine first, then every allowed set, largest first."""
-    pagination = (SORT_PARAM, PAGE_PARAM)
+    """Rules of one listing: filter sets that cannot combine first, then every allowed set, largest first."""
     filter_names = {f.name for f in route.filters}
     defaults = dict(route.default_filters)
-    # A request naming filters that cannot combine gets a clear answer instead of a silently ignored filter.
-    rules = [Rule(route.path, route.combination_error, 404, pair) for pair in route.incompatible_sets()]
-    order = [f.name for f in route.filters] + list(pagination)
+    # A request naming filters that cannot combine (or a sort with a filter that takes the default order only)
+    # gets a clear answer instead of a silently ignored parameter.
+    refused = [*route.incompatible_sets(), *((*names, SORT_PARAM) for names in route.unsorted_sets())]
+    rules = [Rule(route.path, route.combination_error, 404, names) for names in refused]
+    order = [f.name for f in route.filters] + [SORT_PARAM, PAGE_PARAM]
     subsets: set[tuple[str, ...]] = set()
     for group in route.groups:
-        names = [f.name for f in group] + list(pagination)
+        names = [f.name for f in group] + [SORT_PARAM, PAGE_PARAM]
         for size in range(len(names) + 1):
-            subsets.update(tuple(sorted(c, key=order.index)) for c in itertools.combinations(names, size))
+            for subset in itertools.combinations(names, size):
+                applied = {n for n in subset if n in filter_names}
+                if SORT_PARAM in subset and len(route.sorts_for(applied)) < len(route.sort_values):
+                    continue  # refused above
+                subsets.add(tuple(sorted(subset, key=order.index)))
     for subset in sorted(subsets, key=lambda c: (-len(c), [order.index(n) for n in c])):
         filters = {name: f":{name}" for name in subset if name in filter_names} or dict(defaults)
         sort = f":{SORT_PARAM}" if SORT_PARAM in subset else route.default_sort

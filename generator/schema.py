@@ -60,6 +60,10 @@ OfferingStatus = Literal["announced", "open", "closed", "cancelled"]
 FilingForm = Literal[
     "S-1", "S-1/A", "F-1", "F-1/A", "424B4", "424B1", "RW", "D", "D/A", "10-K", "20-F", "8-K", "DRS", "S-4",
 ]
+RoundTransaction = Literal["equity", "stake-purchase", "buyout", "debt"]
+"""What a funding row is: new equity (incl. convertible notes), a purchase of existing shares, a buyout, or debt."""
+MarkMethod = Literal["observed", "carried-forward"]
+CurrencyCode = Annotated[str, Field(pattern=r"^[A-Z]{3}$", description="ISO 4217 code, e.g. EUR")]
 NewsTag = Literal[
     "ipo", "filing", "pricing", "listing", "funding", "valuation", "secondary", "tender", "acquisition",
     "earnings", "layoffs", "product", "regulation", "withdrawal", "spac", "leadership",
@@ -132,6 +136,13 @@ class Company(Row):
     acquirer: Text | None = None
     acquired_date: dt.date | None = None
     acquisition_price_usd: UsdAmount | None = None
+    valuation_is_current: CsvBool | None = Field(
+        None, description="empty = current when status is public or private; false = superseded or stale "
+        "(e.g. insolvency, a public write-down without a new figure)"
+    )
+    valuation_currency_converted_from: CurrencyCode | None = Field(
+        None, description="currency the valuation was reported in when valuation_usd is converted"
+    )
 
     @field_validator("slug")
     @classmethod
@@ -160,6 +171,9 @@ class Financial(Row):
     gross_margin: Annotated[float, Field(ge=-10, le=1)] | None = Field(None, description="ratio, 0.6 = 60 %")
     employees: Annotated[int, Field(ge=0)] | None = None
     basis: Basis
+    currency_converted_from: CurrencyCode | None = Field(
+        None, description="reporting currency the USD figures were converted from; empty = reported in USD"
+    )
 
 
 class FundingRound(Row):
@@ -170,6 +184,12 @@ class FundingRound(Row):
     amount_usd: UsdAmount | None = None
     post_money_valuation_usd: UsdAmount | None = None
     basis: Basis
+    transaction: RoundTransaction | None = Field(
+        None, description="empty = debt for stage debt, else equity; stake-purchase = existing shares bought"
+    )
+    currency_converted_from: CurrencyCode | None = Field(
+        None, description="currency the round was announced in when the USD figures are converted"
+    )
 
 
 class RoundInvestor(Row):
@@ -235,6 +255,9 @@ class Offering(Row):
     lead_investor_id: int | None = None
     description: Text | None = None
     basis: Basis
+    currency_converted_from: CurrencyCode | None = Field(
+        None, description="currency the offering was reported in when the USD figures are converted"
+    )
 
 
 class SecondaryPrice(Row):
@@ -242,6 +265,12 @@ class SecondaryPrice(Row):
     month: dt.date = Field(description="first day of the month the price point stands for")
     implied_valuation_usd: UsdAmount
     basis: Basis
+    method: MarkMethod | None = Field(
+        None, description="observed = a reported transaction in that month; carried-forward = the latest "
+        "observed mark dated on or before the month"
+    )
+    observed_date: dt.date | None = Field(None, description="date of the transaction the mark rests on")
+    offering_id: int | None = Field(None, description="the tender offer or secondary sale the mark comes from")
 
     @field_validator("month")
     @classmethod
@@ -258,6 +287,9 @@ class Filing(Row):
     filed_date: dt.date
     accession_number: Annotated[str, Field(pattern=r"^\d{10}-\d{2}-\d{6}$")] | None = None
     description: Text | None = None
+    filer_cik: Annotated[int, Field(ge=1, le=9999999999)] | None = Field(
+        None, description="CIK the filing was made under when it is not the company's own (e.g. a predecessor)"
+    )
 
 
 class NewsItem(Row):
@@ -321,7 +353,10 @@ TABLES: tuple[Table, ...] = (
         "offerings", Offering, ("id",),
         (_fk("company_id", "companies"), _fk("lead_investor_id", "investors")),
     ),
-    Table("secondary_prices", SecondaryPrice, ("company_id", "month"), (_fk("company_id", "companies"),)),
+    Table(
+        "secondary_prices", SecondaryPrice, ("company_id", "month"),
+        (_fk("company_id", "companies"), _fk("offering_id", "offerings")),
+    ),
     Table("filings", Filing, ("id",), (_fk("company_id", "companies"),), unique=("accession_number",)),
     Table("news", NewsItem, ("id",), (_fk("company_id", "companies"),)),
 )

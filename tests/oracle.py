@@ -25,17 +25,20 @@ def words(text: str) -> list[str]:
     return [w for w in out if w]
 
 
+def current_valuation(c: dict[str, str]) -> int | None:
+    """The valuation rankings use: public or private, not flagged stale (data/README.md, "Current valuation")."""
+    if c["valuation_usd"] == "" or c["status"] not in ("public", "private") or c["valuation_is_current"] == "false":
+        return None
+    return int(c["valuation_usd"])
+
+
 def company_order(companies: list[dict[str, str]], sort: str) -> list[int]:
     """Company ids in the order of a sort value; nulls last in both directions, id breaks ties."""
     field = sort.lstrip("-")
     descending = sort.startswith("-")
 
     def key(c: dict[str, str]) -> tuple:
-        if field == "valuation":
-            raw = c["valuation_usd"]
-            value = None if raw == "" else int(raw)
-        else:
-            value = c["name"].lower()
+        value = current_valuation(c) if field == "valuation" else c["name"].lower()
         if value is None:
             return (1, 0, int(c["id"]))
         if descending:
@@ -57,11 +60,9 @@ def company_matches(c: dict[str, str], filters: dict[str, str]) -> bool:
     if "country" in filters and c["country"] != filters["country"]:
         return False
     if "minValuation" in filters and (
-        c["valuation_usd"] == "" or int(c["valuation_usd"]) < int(filters["minValuation"])
+        current_valuation(c) is None or current_valuation(c) < int(filters["minValuation"])
     ):
         return False
-    if "q" in filters:
-        q = filters["q"]
-        if not any(w.startswith(q) for w in words(f"{c['name']} {c['ticker']}")):
-            return False
-    return True
+    if "status" in filters and c["status"] != filters["status"]:
+        return False
+    return "q" not in filters or filters["q"] in words(f"{c['name']} {c['ticker']}")  # a whole word

@@ -39,6 +39,7 @@ from generator.registry import (
     EXPORT_ROUTE,
     LIST_ROUTES,
     PAGE_PARAM,
+    SORT_DEPTH,
     SORT_PARAM,
     DetailRoute,
     DocumentRoute,
@@ -131,6 +132,11 @@ def expected_target(route: ListRoute, params: dict[str, str]) -> tuple[str, int]
     groups = [{f.name for f in group} for group in route.groups]
     if not any(set(named) <= g for g in groups):
         return route.combination_error, 404
+    by_name = {f.name: f for f in route.filters}
+    if SORT_PARAM in params and len(route.sort_values) > 1 and (
+        len(named) > SORT_DEPTH or not all(by_name[n].sortable for n in named)
+    ):
+        return route.combination_error, 404  # such results come in the default order only
     sort = params.get(SORT_PARAM, route.default_sort)
     page = params.get(PAGE_PARAM, "1")
     filters = {name: params[name] for name in named} or dict(route.default_filters)
@@ -170,6 +176,12 @@ class Table:
         url = (path or route.path) + (f"?{query}" if query else "")
         self._add(url, target if exists else SITE_404_FILE, status if exists else 404, note, intent, target, exists)
 
+    def intended(self, route: ListRoute, params: Params, note: str) -> None:
+        """A listing URL whose intent follows from the contract: its file, or the combination problem."""
+        effective = {name: value for name, value in params if value is not None}
+        _, status = expected_target(route, effective)
+        self.listing(route, params, OK if status == 200 else PROBLEM, note)
+
     def direct(self, url: str, target: str, status: int, intent: str, note: str) -> None:
         """A URL whose answer is ``target`` with ``status`` when that file exists, else the site's 404 page."""
         exists = self.build.exists(target)
@@ -184,6 +196,22 @@ def _chosen(t: Table, route: ListRoute, filters: list[Filter]) -> list[tuple[str
     out = []
     for flt in filters:
         value = t.build.value(route, flt)
+        if value is not None:
+            out.append((flt.name, value))
+    return out
+
+
+def _together(t: Table, route: ListRoute, filters: list[Filter]) -> list[tuple[str, str]]:
+    """Values of these filters that have rows together, found as a client would: the first filter's value with
+    most results, then each next filter's most frequent refinement in ``meta.facets`` of the result so far."""
+    out: list[tuple[str, str]] = []
+    for flt in filters:
+        if not out or not flt.faceted:
+            value = t.build.value(route, flt)
+        else:
+            page = route.file_path(dict(out), route.default_sort, 1)
+            buckets = t.build.meta(page).get("facets", {}).get(flt.name, []) if t.build.exists(page) else []
+            value = str(buckets[0]["value"]) if buckets else None
         if value is not None:
             out.append((flt.name, value))
     return out
@@ -215,8 +243,8 @@ def spec_each_filter(t: Table, route: ListRoute) -> None:
         for value in values[:2]:
             t.listing(route, [(flt.name, value)], OK, f"{flt.name} alone")
         for sort in route.sort_values[:1] + route.sort_values[-1:] if values else ():
-            t.listing(route, [(flt.name, values[0]), (SORT_PARAM, sort), (PAGE_PARAM, "1")], OK,
-                      f"{flt.name}, sort and page")
+            t.intended(route, [(flt.name, values[0]), (SORT_PARAM, sort), (PAGE_PARAM, "1")],
+                       f"{flt.name}, sort and page")
 
 
 def spec_every_value(t: Table, route: ListRoute) -> None:
@@ -230,17 +258,33 @@ def spec_every_value(t: Table, route: ListRoute) -> None:
 def spec_groups(t: Table, route: ListRoute) -> None:
     """Filters that combine: every pair of a group, then the whole group with sort and page, in both orders."""
     for group in route.groups:
-        chosen = _chosen(t, route, list(group))
+        chosen = _together(t, route, list(group))
+        sort = route.sort_values[-1]
         for pair in itertools.combinations(chosen, 2):
             t.listing(route, list(pair), OK, "pair of filters")
             t.listing(route, list(reversed(pair)), OK, "pair of filters, reordered")
+            t.intended(route, [*pair, (SORT_PARAM, sort)], "pair of filters and a sort")
         if len(chosen) < 3:
             continue
-        sort = route.sort_values[-1]
         t.listing(route, chosen, OK, "a whole group")
-        t.listing(route, [*chosen, (SORT_PARAM, sort), (PAGE_PARAM, "1")], OK, "a whole group, sort and page")
-        t.listing(route, [(PAGE_PARAM, "1"), (SORT_PARAM, sort), *reversed(chosen)], OK, "all of it, reordered")
-        t.listing(route, [*chosen, (UNKNOWN_PARAM, "x")], OK, "a whole group and an unknown parameter")
+        t.intended(route, [*chosen, (SORT_PARAM, sort), (PAGE_PARAM, "1")], "a whole group, sort and page")
+        t.intended(route, [(PAGE_PARAM, "1"), (SORT_PARAM, sort), *reversed(chosen)], "all of it, reordered")
+        t.listing(route, [*chosen, (PAGE_PARAM, "1"), (UNKNOWN_PARAM, "x")], OK,
+                  "a whole group, page and an unknown parameter")
+
+
+def spec_facets(t: Table, route: ListRoute) -> None:
+    """The refinements that page 1 of the default listing offers: each facet URL (the file), and the same
+    query in query-string form, for the first values of every facet."""
+    first = route.file_path(dict(route.default_filters), route.default_sort, 1)
+    if not t.build.exists(first):
+        return
+    meta = t.build.meta(first)
+    for name, buckets in meta.get("facets", {}).items():
+        for bucket in buckets[:3]:
+            t.direct(bucket["url"], bucket["url"], 200, OK, f"facet {name}={bucket['value']}: its URL")
+            params = [*((k, str(v)) for k, v in meta["filters"].items()), (name, str(bucket["value"]))]
+            t.listing(route, params, OK, f"facet {name}={bucket['value']} as a query")
 
 
 def spec_incompatible(t: Table, route: ListRoute) -> None:
@@ -255,7 +299,7 @@ def spec_incompatible(t: Table, route: ListRoute) -> None:
         t.listing(route, [*((f.name, UNKNOWN_VALUE) for f in combo), (PAGE_PARAM, "2")], PROBLEM,
                   "unknown values do not matter")
     chosen = _chosen(t, route, list(route.filters))
-    t.listing(route, chosen, PROBLEM, "every filter of the route")
+    t.intended(route, chosen, "every filter of the route")
 
 
 def spec_sorts(t: Table, route: ListRoute) -> None:
@@ -369,7 +413,7 @@ def _specs() -> list[Spec]:
     out = []
     list_kinds = {
         "plain": spec_plain, "each-filter": spec_each_filter, "every-value": spec_every_value,
-        "groups": spec_groups,
+        "groups": spec_groups, "facets": spec_facets,
         "incompatible": spec_incompatible, "sorts": spec_sorts, "pages": spec_pages,
         "odd-parameters": spec_odd_parameters, "bad-values": spec_bad_values,
     }
@@ -378,6 +422,9 @@ def _specs() -> list[Spec]:
             if kind == "incompatible" and not _incompatible(route):
                 continue
             if kind == "groups" and all(len(group) < 2 for group in route.groups):
+                continue
+            if kind == "facets" and not any(f.faceted and f.name not in dict(route.default_filters)
+                                            for f in route.filters):
                 continue
             if kind in ("each-filter", "every-value", "odd-parameters") and not route.filters:
                 continue
@@ -657,28 +704,30 @@ def test_netlify_parser_reads_committed_toml_without_errors(tmp_path: Path) -> N
 
 
 def expected_rule_count() -> int:
-    """From the registry alone. A listing has one rule per pair of filters that share no group, then one per
-    distinct subset of (a group + sort + page). With the default groups (r regular filters together, e
-    exclusive ones alone, k = r + e) that is e(k - 1) - e(e - 1)/2 + 4e + 2^(r + 2); e.g. k + 4 + 2^(k + 2)
-    for k filters and one exclusive text query. Then 4 for the export (format + table, any other format: a
+    """From the registry alone. A listing has one rule per smallest set of filters that share no group, one per
+    smallest set that takes no sort (a text filter that sorts in the default order only; SORT_DEPTH + 1
+    filters of a group) when it has more than one sort, then one per distinct subset of (a group + sort + page)
+    that does not name such a set with sort. Then 4 for the export (format + table, any other format: a
     problem, table alone: a problem, neither) plus one per format (its whole dataset), one per document, one
     per detail route, and the /api/* catch-all."""
     total = 0
     for route in LIST_ROUTES:
-        if route.combinable is None:
-            e = sum(f.exclusive for f in route.filters)
-            k = len(route.filters)
-            total += e * (k - 1) - e * (e - 1) // 2 + 4 * e + 2 ** (k - e + 2)
-            continue
-        pagination = (SORT_PARAM, PAGE_PARAM)
-        subsets = {
-            frozenset(c) for group in route.groups
-            for names in [[f.name for f in group] + list(pagination)]
-            for size in range(len(names) + 1) for c in itertools.combinations(names, size)
-        }
-        total += len(_incompatible(route)) + len(subsets)
+        sorted_routes = len(route.sort_values) > 1
+        unsorted = {frozenset([f.name]) for f in route.filters if not f.sortable} if sorted_routes else set()
+        subsets = set()
+        for group in route.groups:
+            names = [f.name for f in group]
+            if sorted_routes:
+                sortable = [f.name for f in group if f.sortable]
+                unsorted |= {frozenset(c) for c in itertools.combinations(sortable, SORT_DEPTH + 1)}
+            for size in range(len(names) + 3):
+                for c in itertools.combinations([*names, SORT_PARAM, PAGE_PARAM], size):
+                    filters = frozenset(c) - {SORT_PARAM, PAGE_PARAM}
+                    if SORT_PARAM in c and any(u <= filters for u in unsorted):
+                        continue
+                    subsets.add(frozenset(c))
+        total += len(_incompatible(route)) + len(unsorted) + len(subsets)
     return total + 4 + len(EXPORT_ROUTE.formats) + len(DOCUMENT_ROUTES) + len(DETAIL_ROUTES) + 1
-
 
 
 def test_rule_count_follows_the_registry_formula() -> None:

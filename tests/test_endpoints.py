@@ -54,7 +54,9 @@ def matches(route: ListRoute, flt: Filter, row: dict, value: str) -> bool:
         return row["year"] == int(value)
     if flt.kind == "text":
         text = " ".join(str(row.get(k) or "") for k in ("name", "ticker", "subtitle"))
-        return any(word.startswith(value) for word in oracle.words(text))
+        if flt.prefix_max:
+            return any(word.startswith(value) for word in oracle.words(text))
+        return value in oracle.words(text)
     if flt.multi:
         return value in field(row, flt.column)  # type: ignore[operator]
     return str(field(row, flt.column)) == value
@@ -80,7 +82,8 @@ def test_every_documented_filter_value_returns_only_matching_rows(
         values = allowed_values(spec, route, flt)
         if flt.kind == "text":
             _, first = crawl(site, route.path, limit=1)
-            values = sorted({w[:n] for r in first["data"] for w in oracle.words(r["name"]) for n in (1, 3)})
+            lengths = (1, flt.prefix_max) if flt.prefix_max else (None,)
+            values = sorted({w[:n] for r in first["data"] for w in oracle.words(r["name"]) for n in lengths})
         else:
             assert values, f"{route.name}.{flt.name} has no documented values"
         sample = values if flt.kind != "text" or len(values) <= 60 else rng.sample(values, 60)
@@ -117,17 +120,22 @@ def test_every_listed_resource_resolves(site: Served, route) -> None:
             assert body["data"]["slug"] == row["slug"]
 
 
-def test_search_has_facet_counts(site: Served) -> None:
+def test_search_has_type_facets_with_refinement_urls(site: Served) -> None:
     status, body = site.get_json("/api/search?q=a")
     assert status == 200
     facets = body["meta"]["facets"]
-    assert set(facets) == {"type", "sector", "country"}
+    assert set(facets) == {"type"}
     assert sum(b["count"] for b in facets["type"]) == body["meta"]["total"]
+    for bucket in facets["type"]:
+        assert bucket["url"] == f"/api/search/q=a/type={bucket['value']}/sort=name,page=1.json"
+        _, refined = site.get_json(f"/api/search?q=a&type={bucket['value']}")
+        assert refined["meta"]["total"] == bucket["count"]
     status, everything = site.get_json("/api/search")
     assert status == 200
     _, companies = site.get_json("/api/search?type=company")
     assert companies["meta"]["total"] == next(b["count"] for b in everything["meta"]["facets"]["type"]
                                               if b["value"] == "company")
+    assert site.get("/api/search?q=abcd").status == 404  # longer than the indexed prefixes
 
 
 def test_trending_ipo_ready_lists_its_score_components(site: Served) -> None:

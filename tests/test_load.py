@@ -56,7 +56,7 @@ def test_fixture_is_valid() -> None:
         ("round_investors.csv", "1,1,true", "1,1,yes", "round_investors.csv:2: column is_lead"),
         ("filings.csv", "2020-11-16,,Registration", "2031-11-16,,Registration", "after the dataset's as_of date"),
         ("companies.csv", "Online marketplace for lodging.", '"Online marketplace', "companies.csv"),
-        ("financials.csv", "1,2023,9917000000", "1,2023,9917000000,extra", "financials.csv:2: expected 8 fields"),
+        ("financials.csv", "1,2023,9917000000", "1,2023,9917000000,extra", "financials.csv:2: expected 9 fields"),
     ],
 )
 def test_bad_input_is_located(data: Path, file: str, old: str, new: str, expected: str) -> None:

@@ -10,7 +10,8 @@ SELECT
     round(CASE WHEN lag(revenue_usd) OVER w > 0 AND lag(fiscal_year) OVER w = fiscal_year - 1
                THEN revenue_usd / lag(revenue_usd) OVER w - 1 END, 4) AS revenue_growth,
     employees,
-    basis
+    basis,
+    currency_converted_from
 FROM financials
 WINDOW w AS (PARTITION BY company_id ORDER BY fiscal_year)
 ORDER BY company_id, fiscal_year

@@ -10,8 +10,11 @@ SELECT
     r.basis,
     coalesce(list({'id': i.id, 'slug': i.slug, 'name': i.name, 'url': '/api/investors/' || i.slug || '.json'}
                   ORDER BY i.name, i.id) FILTER (WHERE ri.is_lead), []) AS lead_investors,
-    count(ri.investor_id)::INTEGER AS investors_count
+    count(ri.investor_id)::INTEGER AS investors_count,
+    k."transaction",
+    r.currency_converted_from
 FROM funding_rounds AS r
+JOIN round_kinds AS k ON k.id = r.id
 JOIN companies AS c ON c.id = r.company_id
 LEFT JOIN round_investors AS ri ON ri.round_id = r.id
 LEFT JOIN investors AS i ON i.id = ri.investor_id

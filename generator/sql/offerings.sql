@@ -13,7 +13,8 @@ SELECT
     CASE WHEN i.id IS NOT NULL THEN
         {'id': i.id, 'slug': i.slug, 'name': i.name, 'url': '/api/investors/' || i.slug || '.json'} END AS lead_investor,
     o.description,
-    o.basis
+    o.basis,
+    o.currency_converted_from
 FROM offerings AS o
 JOIN companies AS c ON c.id = o.company_id
 LEFT JOIN investors AS i ON i.id = o.lead_investor_id

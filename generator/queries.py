@@ -1,0 +1,21 @@
+"""The SQL files in ``generator/sql`` and what every response's meta starts with."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from generator.schema import DatasetInfo
+
+SQL_DIR = Path(__file__).parent / "sql"
+
+
+def read_sql(name: str) -> str:
+    return (SQL_DIR / f"{name}.sql").read_text(encoding="utf-8")
+
+
+def sql_params(sql: str, info: DatasetInfo) -> dict[str, object]:
+    return {"as_of": info.as_of} if "$as_of" in sql else {}
+
+
+def base_meta(info: DatasetInfo) -> dict[str, object]:
+    return {"as_of": info.as_of.isoformat(), "disclaimer": info.disclaimer}
