@@ -90,16 +90,17 @@ def _meta_schema(route: ListRoute) -> dict[str, Any]:
         "disclaimer": {"type": "string"},
     }
     required = list(properties)
-    faceted = [f for f in route.filters if f.faceted]
-    if faceted:
-        properties["facets"] = {
-            "type": "object", "additionalProperties": False, "description": "page 1 only: refinements with rows",
-            "properties": {f.name: {"type": "array", "items": _ref("Facet")} for f in faceted},
-        }
-        properties["facets_truncated"] = {
-            "type": "array", "items": {"type": "string", "enum": [f.name for f in faceted]},
-            "description": "page 1 only: facets that list only their most frequent values",
-        }
+    faceted = [f.name for f in route.filters if f.faceted]
+    # Page 1 of every listing carries both, empty on a route without faceted filters.
+    properties["facets"] = {
+        "type": "object", "additionalProperties": False, "description": "page 1 only: refinements with rows",
+        "properties": {name: {"type": "array", "items": _ref("Facet")} for name in faceted},
+    }
+    truncated: dict[str, Any] = {"type": "string", "enum": faceted} if faceted else {"type": "string"}
+    properties["facets_truncated"] = {
+        "type": "array", "items": truncated, "maxItems": len(faceted),
+        "description": "page 1 only: facets that list only their most frequent values",
+    }
     return {"type": "object", "required": required, "additionalProperties": False, "properties": properties}
 
 
