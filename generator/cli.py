@@ -154,3 +154,26 @@ def nginx_conf(root: Path, port: int, out: Path | None) -> None:
         return
     out.write_text(text, encoding="utf-8")
     click.echo(f"wrote {out}", err=True)
+
+
+@main.command("import")
+@click.argument("source")
+@click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path, exists=True))
+@click.option("--into", "into", type=click.Path(path_type=Path, file_okay=False), required=True,
+              help="Canonical folder to create or update (records are merged, never duplicated).")
+@click.option("--quiet", is_flag=True, help="Print nothing but errors.")
+def import_(source: str, files: tuple[Path, ...], into: Path, quiet: bool) -> None:
+    """Import public data files (SOURCE: auto, edgar, edgar-sectors, nasdaq, iposcoop, cbinsights, maven,
+    crunchbase, crunchbase-investments) into a canonical folder; prints what was merged and what did not map."""
+    from generator.importers import import_files
+    from generator.importers.base import SourceError
+    from generator.importers.report import render
+    from generator.load import DataError
+
+    try:
+        result = import_files(source, list(files), into, progress=(lambda _: None) if quiet else
+                              (lambda message: click.echo(f"  {message}", err=True)))
+    except (SourceError, DataError) as error:
+        raise _fail_on_data_error(error) from None
+    if not quiet:
+        click.echo(render(result, into))

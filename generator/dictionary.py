@@ -7,7 +7,7 @@ import typing
 from pydantic.fields import FieldInfo
 
 from generator.load import _leaf_types, duckdb_type
-from generator.schema import IPO_STATUS_DATE, TABLES, DatasetInfo, Table
+from generator.schema import IPO_STATUS_DATE, PROVENANCE, TABLES, DatasetInfo, Table
 
 INTRO = """# Data dictionary
 
@@ -97,5 +97,8 @@ def _table(table: Table) -> str:
 def data_dictionary() -> str:
     info_fields = "\n".join(f"- `{name}`: {field.description or name}" for name, field in
                             DatasetInfo.model_fields.items())
-    parts = [INTRO, "## `dataset.json`\n\n" + info_fields + "\n", *(_table(t) for t in TABLES)]
+    provenance = _table(PROVENANCE).replace("Primary key", "Optional: written by `python -m generator import` "
+                                            "(README, \"Bring your own data\"); `check` and the build ignore it.\n"
+                                            "Primary key", 1)
+    parts = [INTRO, "## `dataset.json`\n\n" + info_fields + "\n", *(_table(t) for t in TABLES), provenance]
     return "\n".join(parts)

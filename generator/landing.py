@@ -71,7 +71,7 @@ class FilterView:
 def _filter_view(flt: Filter) -> FilterView:
     values: list[tuple[str, str]] = []
     if flt.kind == "text":
-        note = ("Any indexed word prefix present in the data." if flt.prefix_max else
+        note = ("Any indexed word prefix present in the data." if flt.prefixes else
                 "Any whole word of a name present in the data.")
     elif flt.kind == "year":
         note = "A four-digit year present in the data."

@@ -54,16 +54,19 @@ def _order_by(route: ListRoute, sort_value: str) -> str:
     return f"{field.expression} {'DESC' if descending else 'ASC'} NULLS LAST, {route.key}"
 
 
-def text_terms(expression: str, prefix_max: int | None) -> str:
+def text_terms(expression: str, prefixes: tuple[int, int] | None) -> str:
     """SQL for the distinct indexed terms of a text: lowercased, accents removed, split on non-alphanumerics;
-    whole words (``prefix_max`` None), or every prefix of a word up to ``prefix_max`` characters."""
+    whole words (``prefixes`` None), or every prefix of a word of ``prefixes`` (shortest, longest) characters
+    (a word shorter than the shortest: the word)."""
     words = (f"list_filter(regexp_split_to_array(lower(strip_accents(coalesce({expression}, ''))), '[^a-z0-9]+'), "
              f"lambda w: w <> '' AND length(w) <= {WORD_MAX})")
-    if prefix_max is None:
+    if prefixes is None:
         return f"list_distinct({words})"
+    shortest, longest = prefixes
     return (
         f"list_distinct(flatten(list_transform({words}, lambda w: "
-        f"list_transform(range(1, least(length(w), {prefix_max}) + 1), lambda n: left(w, n::INTEGER)))))"
+        f"list_transform(range(least(length(w), {shortest}), least(length(w), {longest}) + 1), "
+        "lambda n: left(w, n::INTEGER)))))"
     )
 
 
@@ -71,7 +74,7 @@ def _membership(index: int, flt: Filter) -> str:
     """Lateral unnest giving, per row, every value of ``flt`` the row matches, plus NULL (= filter not applied)."""
     column = flt.column
     if flt.kind == "text":
-        values = f"list_append({text_terms(column, flt.prefix_max)}, NULL)"
+        values = f"list_append({text_terms(column, flt.prefixes)}, NULL)"
     elif flt.kind == "ladder":
         ladder = ", ".join(str(v) for v in flt.domain)
         values = f"list_append(list_filter([{ladder}], lambda t: t <= {column}), NULL)"

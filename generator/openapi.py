@@ -109,7 +109,7 @@ def _list_operation(route: ListRoute, domains: dict[str, list[str]], schemas: Sc
     for flt in route.filters:
         values = domains[flt.name]
         if flt.kind == "text":
-            longest = flt.prefix_max or WORD_MAX
+            longest = flt.prefixes[1] if flt.prefixes else WORD_MAX
             schema: dict[str, Any] = {"type": "string", "pattern": f"^[a-z0-9]{{1,{longest}}}$"}
         elif flt.kind in ("ladder", "year"):
             schema = {"type": "integer", "enum": [int(v) for v in values]}

@@ -36,11 +36,12 @@ MINIMUM_VALUATION_LADDER_USD: tuple[int, ...] = (
 )
 """Allowed values of ``minValuation``: whole-USD lower bounds (inclusive) on ``valuation_usd``."""
 
-SEARCH_PREFIX_MAX = 3
-"""Longest indexed prefix on /api/search, in characters: a type-ahead client sends at most the first three
-characters of a word and narrows the results itself (each row carries its ``name``). Longer prefixes would
-cost a file per distinct prefix of every name (measured: 146k files at 10k companies for 1-24 characters,
-10.5k for 1-3, types included)."""
+SEARCH_PREFIX = (2, 3)
+"""Shortest and longest indexed prefix on /api/search, in characters: a type-ahead client sends the first two or
+three characters of a word and narrows the results itself (each row carries its ``name``); a shorter word is
+indexed whole. Longer prefixes would cost a file per distinct prefix of every name (measured at 10k companies:
+146k files for 1-24 characters, 10.5k for 1-3, types included); one-character prefixes each list a large share
+of every name (about 20 MB at 10k companies)."""
 
 WORD_MAX = 40
 """Longest indexed word of ``q`` on /api/companies and /api/pre-ipos, in characters."""
@@ -49,11 +50,11 @@ PER_PAGE = 50
 """Rows per listing page, the same on every route: large enough that most filter combinations fit on one
 page (so deep combinations cost one file per sort), small enough for a phone."""
 
-SORT_DEPTH = 2
+SORT_DEPTH = 1
 """Most filters a query may combine with ``sort``: results with more filters come in the route's default order.
-Such results are small (they nearly always fit on one page, so a client can reorder them), and every sort
-of every deeper combination would cost a file per sort (measured on the embedded data: 16.6k files with
-every sort everywhere, against a 15k budget)."""
+Such results are small (most fit on one page, so a client can reorder them), and every sort of every deeper
+combination publishes each row once more per sort (measured: embedded data 16.6k files with every sort
+everywhere, against a 15k budget; 10k companies 855 MB with sorts up to two filters, against 600 MB)."""
 
 FACET_LIMIT = 30
 """Most values a facet lists (the most frequent); a facet cut short is named in ``meta.facets_truncated``."""
@@ -70,7 +71,8 @@ class Filter:
 
     ``column`` is a column of the route's rows; a row matches a value when its column equals it (``multi``:
     when its list contains it; ``ladder``: when it is at least the threshold; ``text``: when it is a whole word
-    of the text, or with ``prefix_max`` a prefix of a word of at most that many characters). ``domain`` is the
+    of the text, or with ``prefixes`` (shortest, longest) a prefix of a word of that many characters, a shorter
+    word whole). ``domain`` is the
     SQL over ``rows`` that lists the allowed values, or the values themselves (text filters take every indexed
     word or prefix). ``sortable=False``: a query with this filter takes the route's default order only.
     """
@@ -81,7 +83,7 @@ class Filter:
     description: str
     domain: str | tuple[str | int, ...] = ()
     multi: bool = False
-    prefix_max: int | None = None
+    prefixes: tuple[int, int] | None = None
     sortable: bool = True
 
     @property
@@ -271,14 +273,17 @@ WORD_DESCRIPTION = (
     "Type-ahead prefixes are /api/search's job."
 )
 PREFIX_DESCRIPTION = (
-    f"Prefix of a word of the name (or ticker), 1-{SEARCH_PREFIX_MAX} characters of lowercase ASCII letters and "
-    f"digits. Send at most the first {SEARCH_PREFIX_MAX} characters of what the user typed and narrow the rows "
-    "by their `name`: longer prefixes are not indexed (they answer 404)."
+    f"Prefix of a word of the name (or ticker), {SEARCH_PREFIX[0]}-{SEARCH_PREFIX[1]} characters of lowercase "
+    f"ASCII letters and digits (a shorter word is indexed whole). Send at most the first {SEARCH_PREFIX[1]} "
+    "characters of what the user typed and narrow the rows by their `name`: longer prefixes are not indexed "
+    "(they answer 404)."
 )
 SECTOR = _category("sector", "Sector slug (see /api/industries).")
 COUNTRY = _category("country", "ISO 3166-1 alpha-2 country code, lowercase.")
 MIN_VALUATION = Filter("minValuation", "ladder", "valuation_usd",
-                       "Minimum valuation in whole USD (inclusive); one of the documented ladder values.",
+                       "Minimum current valuation in whole USD (inclusive); one of the documented ladder values. "
+                       "Acquired and closed companies' last figures are history, not current "
+                       "(see valuation_is_current).",
                        MINIMUM_VALUATION_LADDER_USD)
 COMPANY_TEXT = Filter("q", "text", "name || ' ' || coalesce(ticker, '')", WORD_DESCRIPTION, sortable=False)
 VALUATION = SortField("valuation", "valuation_usd")
@@ -322,7 +327,7 @@ ROUTES: tuple[ListRoute | DetailRoute | ExportRoute | DocumentRoute, ...] = (
         filters=(COMPANY_TEXT, SECTOR, COUNTRY, MIN_VALUATION,
                  _category("stage", "Stage of the latest funding round.", "last_round_stage")),
         combinable=(("q",), ("sector", "country", "minValuation", "stage")),
-        sorts=(VALUATION, NAME_ASC), default_sort="-valuation",
+        sorts=(SortField("valuation", "valuation_usd", ("desc",)), NAME_ASC), default_sort="-valuation",
     ),
     ListRoute(
         name="offerings", path="/api/offerings", summary="Private market offerings: tender, secondary, placement",
@@ -364,8 +369,9 @@ ROUTES: tuple[ListRoute | DetailRoute | ExportRoute | DocumentRoute, ...] = (
     ListRoute(
         name="trending", path="/api/trending", summary="Secondary-price movers and IPO-ready names",
         description="`kind=gainers|decliners`: largest rises and falls of the secondary implied valuation over "
-        "the latest six months of data; `kind=ipo-ready`: private companies ranked by a transparent score whose "
-        "components are listed in each row. Default: gainers.",
+        "the latest six months of data, from observed transactions only (tender offers, reported secondary sales; "
+        "each mark uses nothing dated after it); `kind=ipo-ready`: private companies ranked by a transparent score "
+        "whose components are listed in each row. Default: gainers.",
         rows_sql="trending", model=responses.TrendingEntry, key="entry_key",
         filters=(_category("kind", "Which list.", domain=("decliners", "gainers", "ipo-ready")),),
         sorts=(SortField("rank", "rank", ("asc",)),), default_sort="rank",
@@ -374,11 +380,11 @@ ROUTES: tuple[ListRoute | DetailRoute | ExportRoute | DocumentRoute, ...] = (
     ListRoute(
         name="search", path="/api/search", summary="Unified search with facet counts",
         description="Type-ahead over companies, investors and industries: those with a word of the name (or "
-        f"ticker) starting with `q`, which is 1-{SEARCH_PREFIX_MAX} characters (the indexed bound: send the "
-        "first characters of the input and narrow the rows by `name`). `q` and `type` combine; `meta.facets` "
+        f"ticker) starting with `q`, which is {SEARCH_PREFIX[0]}-{SEARCH_PREFIX[1]} characters (the indexed bound: "
+        "send the first characters of the input and narrow the rows by `name`). `q` and `type` combine; `meta.facets` "
         "counts a result set by type, each with the URL of that refinement.",
         rows_sql="search", model=responses.SearchResult, key="entry_key",
-        filters=(Filter("q", "text", "search_text", PREFIX_DESCRIPTION, prefix_max=SEARCH_PREFIX_MAX),
+        filters=(Filter("q", "text", "search_text", PREFIX_DESCRIPTION, prefixes=SEARCH_PREFIX),
                  _category("type", "Result type.", domain=("company", "industry", "investor"))),
         sorts=(SortField("name", "lower(name)", ("asc",)),), default_sort="name",
     ),

@@ -361,3 +361,18 @@ TABLES: tuple[Table, ...] = (
     Table("news", NewsItem, ("id",), (_fk("company_id", "companies"),)),
 )
 """Every input table, in load order (a table's foreign keys point at tables listed before it)."""
+
+
+class Provenance(Row):
+    """``provenance.csv`` (optional, written by ``import``): which source gave which values of a record."""
+
+    table: Slug = Field(description="canonical table of the record, e.g. companies")
+    record: Text = Field(description="the record's primary key; the values of a composite key joined by |")
+    source: Slug = Field(description="importer that gave the values, e.g. edgar, crunchbase")
+    basis: Basis
+    fields: Text = Field(description="semicolon-separated columns whose current value comes from this source; "
+                         "`*`: the source describes the record (it may have given no value that stayed)")
+
+
+PROVENANCE = Table("provenance", Provenance, ("table", "record", "source", "basis"))
+"""Optional table, not in ``TABLES``: the build ignores it; ``import`` reads and writes it."""

@@ -122,12 +122,14 @@ def test_killed_build_leaves_previous_output_whole(tmp_path: Path, tiny_build: P
              "--force", "--workers", str(workers)],  # --force: the same inputs would skip the build
             env=env, cwd=tmp_path,
         )
-        if workers:  # kill while the worker processes write
-            deadline = time.monotonic() + 30
-            while len(_processes_with(token)) < 1 + workers and child.poll() is None and time.monotonic() < deadline:
-                time.sleep(0.02)
-            delay /= 4
-        time.sleep(delay)
+        # Kill once the build writes (its staging folder exists, and with workers, they run): a fixed delay from
+        # the start would land before the first write on a busy machine, where imports alone take over a second.
+        deadline = time.monotonic() + 30
+        while child.poll() is None and time.monotonic() < deadline and not (
+            (tmp_path / ".dist.staging").exists() and len(_processes_with(token)) >= 1 + workers
+        ):
+            time.sleep(0.02)
+        time.sleep(delay / 4)
         child.send_signal(signal.SIGKILL)
         child.wait()
         assert tree(out) == expected, f"output changed after kill at {delay}s"

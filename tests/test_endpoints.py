@@ -54,7 +54,7 @@ def matches(route: ListRoute, flt: Filter, row: dict, value: str) -> bool:
         return row["year"] == int(value)
     if flt.kind == "text":
         text = " ".join(str(row.get(k) or "") for k in ("name", "ticker", "subtitle"))
-        if flt.prefix_max:
+        if flt.prefixes:
             return any(word.startswith(value) for word in oracle.words(text))
         return value in oracle.words(text)
     if flt.multi:
@@ -82,7 +82,7 @@ def test_every_documented_filter_value_returns_only_matching_rows(
         values = allowed_values(spec, route, flt)
         if flt.kind == "text":
             _, first = crawl(site, route.path, limit=1)
-            lengths = (1, flt.prefix_max) if flt.prefix_max else (None,)
+            lengths = flt.prefixes or (None,)
             values = sorted({w[:n] for r in first["data"] for w in oracle.words(r["name"]) for n in lengths})
         else:
             assert values, f"{route.name}.{flt.name} has no documented values"
@@ -121,14 +121,14 @@ def test_every_listed_resource_resolves(site: Served, route) -> None:
 
 
 def test_search_has_type_facets_with_refinement_urls(site: Served) -> None:
-    status, body = site.get_json("/api/search?q=a")
+    status, body = site.get_json("/api/search?q=ma")
     assert status == 200
     facets = body["meta"]["facets"]
     assert set(facets) == {"type"}
     assert sum(b["count"] for b in facets["type"]) == body["meta"]["total"]
     for bucket in facets["type"]:
-        assert bucket["url"] == f"/api/search/q=a/type={bucket['value']}/sort=name,page=1.json"
-        _, refined = site.get_json(f"/api/search?q=a&type={bucket['value']}")
+        assert bucket["url"] == f"/api/search/q=ma/type={bucket['value']}/sort=name,page=1.json"
+        _, refined = site.get_json(f"/api/search?q=ma&type={bucket['value']}")
         assert refined["meta"]["total"] == bucket["count"]
     status, everything = site.get_json("/api/search")
     assert status == 200

@@ -61,8 +61,9 @@ def row_values(flt: Filter, row: dict) -> set[str]:
         if row.get("type") == "company" and row["subtitle"].count(" · ") == 2:  # search: "sector · country · TICKER"
             ticker = row["subtitle"].rsplit(" · ", 1)[1]
         words = oracle.words(f"{row['name']} {ticker}")
-        if flt.prefix_max:
-            return {w[:n] for w in words for n in range(1, min(len(w), flt.prefix_max) + 1)}
+        if flt.prefixes:
+            shortest, longest = flt.prefixes
+            return {w[:n] for w in words for n in range(min(len(w), shortest), min(len(w), longest) + 1)}
         return set(words)
     if flt.kind == "ladder":
         amount = row[flt.column]

@@ -1,0 +1,211 @@
+"""What every importer shares: the facts it emits, the source it names, and strict readers and value parsers.
+
+An importer reads one public format and yields *facts*: a company (with the keys that identify it: CIK, ticker,
+name, country), an IPO, a funding round, an investment, a filing. Values are already canonical CSV cells (ISO
+dates, whole dollars, cents, slugs); ``merge`` decides what becomes of them. A file whose layout is not the one
+expected fails with ``SourceError`` naming file, line and what was expected.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
+from pathlib import Path
+
+from generator.importers.mapping import Mapper
+
+
+class SourceError(Exception):
+    """A source file does not have the expected layout or holds a value that cannot be read."""
+
+    def __init__(self, path: Path | str, line: int, reason: str, column: str = "") -> None:
+        where = f"{path}:{line}" if line else str(path)
+        super().__init__(f"{where}: column {column}: {reason}" if column else f"{where}: {reason}")
+
+
+@dataclass(frozen=True)
+class Source:
+    name: str
+    basis: str
+    """Canonical ``Basis`` of the values this source gives."""
+    description: str
+    """One line for ``dataset.json`` ``sources``."""
+
+
+@dataclass
+class CompanyFact:
+    name: str
+    cik: str = ""
+    ticker: str = ""
+    country: str = ""
+    """Canonical code when the source says; '' when it does not (matching then ignores the country)."""
+    slug: str = ""
+    """A slug the source suggests (a Crunchbase permalink): used for a new company, and to find it again."""
+    date: str = ""
+    """A listing date that goes with ``ticker`` (tickers are reused over the years)."""
+    fields: dict[str, str] = field(default_factory=dict)
+    """Values this source asserts, by canonical column."""
+    defaults: dict[str, str] = field(default_factory=dict)
+    """Values used only where the company has none yet (e.g. a status inferred, not stated)."""
+    create: bool = True
+    """False: only enrich a company that already exists (a filing of a CIK nobody listed)."""
+
+
+@dataclass
+class IpoFact:
+    company: CompanyFact
+    fields: dict[str, str]
+
+
+@dataclass
+class RoundFact:
+    company: CompanyFact
+    fields: dict[str, str]
+
+
+@dataclass
+class InvestorFact:
+    name: str
+    fields: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class InvestmentFact:
+    """An investor in a company's round on a date (the round is found, or created, from company and date)."""
+
+    company: CompanyFact
+    investor: InvestorFact
+    date: str
+    amount: str
+
+
+@dataclass
+class FilingFact:
+    company: CompanyFact
+    fields: dict[str, str]
+
+
+Fact = CompanyFact | IpoFact | RoundFact | InvestorFact | InvestmentFact | FilingFact
+
+
+@dataclass
+class Context:
+    """Passed to every importer: the mapping table (which counts misses) and counters of skipped input."""
+
+    mapper: Mapper = field(default_factory=Mapper)
+    skipped: dict[str, int] = field(default_factory=dict)
+
+    def skip(self, reason: str, count: int = 1) -> None:
+        self.skipped[reason] = self.skipped.get(reason, 0) + count
+
+
+def read_text(path: Path, encoding: str = "utf-8") -> str:
+    try:
+        return path.read_bytes().decode(encoding)
+    except UnicodeDecodeError as error:
+        raise SourceError(path, 0, f"not valid {encoding} (byte {error.start})") from None
+
+
+def csv_rows(
+    path: Path, expected: list[str], encoding: str = "utf-8", delimiter: str = ","
+) -> Iterator[tuple[int, dict[str, str]]]:
+    """Rows of a CSV file whose header must be ``expected``, with the line each starts on; blank rows skipped."""
+    text = read_text(path, encoding).lstrip("\ufeff")
+    reader = csv.reader(text.splitlines(keepends=True), delimiter=delimiter, strict=True)
+    header = next(reader, None)
+    if header is None or [h.strip() for h in header] != expected:
+        found = ",".join(header or [])
+        raise SourceError(path, 1, f"header must be {delimiter.join(expected)} (found {found or 'nothing'})")
+    line = 1
+    try:
+        for values in reader:
+            start, line = line + 1, reader.line_num
+            if not any(v.strip() for v in values):
+                continue
+            if len(values) != len(expected):
+                raise SourceError(path, start, f"expected {len(expected)} fields, found {len(values)}")
+            yield start, dict(zip(expected, values, strict=True))
+    except csv.Error as error:
+        raise SourceError(path, reader.line_num, f"malformed CSV: {error}") from None
+
+
+class Cells:
+    """Parses one row's cells into canonical values, failing with file, line and column."""
+
+    def __init__(self, path: Path, line: int, row: dict[str, str]) -> None:
+        self.path, self.line, self.row = path, line, row
+
+    def fail(self, column: str, reason: str) -> SourceError:
+        return SourceError(self.path, self.line, f"{reason} (got {self.row.get(column, '')!r})", column)
+
+    def text(self, column: str) -> str:
+        return " ".join(self.row[column].split())
+
+    def number(self, column: str, scale: int = 1, blank: tuple[str, ...] = ()) -> str:
+        """A whole number from '$1,234.5', '12', '$180B' ... times ``scale``; '' for an empty cell."""
+        raw = self.row[column].strip()
+        if raw in ("", *blank):
+            return ""
+        cleaned = "".join(raw.replace("$", "").replace(",", "").split())
+        suffix = {"K": 10**3, "M": 10**6, "B": 10**9, "T": 10**12}.get(cleaned[-1:].upper(), 1)
+        if suffix != 1:
+            cleaned = cleaned[:-1]
+        try:
+            value = Decimal(cleaned) * scale * suffix
+        except InvalidOperation:
+            raise self.fail(column, "expected a number") from None
+        if value < 0:
+            raise self.fail(column, "expected a number of at least 0")
+        return str(int(value.to_integral_value()))
+
+    def cents(self, column: str) -> str:
+        return self.number(column, scale=100)
+
+    def date(self, column: str, formats: tuple[str, ...], blank: tuple[str, ...] = ()) -> str:
+        raw = self.row[column].strip()
+        if raw in ("", *blank):
+            return ""
+        for fmt in formats:
+            try:
+                return dt.datetime.strptime(raw, fmt).date().isoformat()
+            except ValueError:
+                continue
+        raise self.fail(column, f"expected a date ({' or '.join(formats)})")
+
+
+_SLUG_STRIP = re.compile(r"[^a-z0-9]+")
+
+
+def slugify(text: str) -> str:
+    import unicodedata
+
+    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii").lower()
+    return _SLUG_STRIP.sub("-", ascii_text).strip("-")[:70].strip("-")
+
+
+def clean(value: str | None) -> str:
+    return " ".join((value or "").split())
+
+
+def display_name(value: str) -> str:
+    """Collapse whitespace; an all-capitals name (EDGAR's conformed names) in title case."""
+    text = clean(value)
+    return text.title() if text.isupper() else text
+
+
+_TICKER = re.compile(r"^[A-Z0-9.\-]{1,10}$")
+
+
+def ticker(value: str, ctx: Context) -> str:
+    """A ticker as the canonical column writes it: IPOScoop's units ``AAC'U`` become ``AAC.U``, a list
+    ``GMXR/GMXRW`` keeps its first; anything else that is not a ticker is dropped and counted."""
+    text = value.strip().upper().split("/")[0].replace("'", ".").strip(" )(")
+    text = ".".join(text.split())
+    if text and not _TICKER.match(text):
+        ctx.skip("tickers that are not tickers (dropped)")
+        return ""
+    return text

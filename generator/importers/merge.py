@@ -1,0 +1,339 @@
+"""Merge facts into a canonical folder: find the record a fact is about, or create it; keep the best value per field.
+
+Companies are resolved by CIK, then by ticker (when the names agree and the listing dates are not years apart),
+then by slug hint (Crunchbase permalinks), then by normalised name within the same country (a source that gives
+no country matches on the name alone when only one company has it). A field keeps the value of the most
+authoritative basis (``RANK``: a filing over exchange data over a press report over an estimate); with equal
+rank the value already there stays, except that a source always updates its own values and a valuation is
+replaced by a newer one. Values already in the folder without provenance (hand-curated) are never overwritten.
+New ids are the next free integers in the order facts arrive, so the same files give the same ids.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+
+from generator.importers.base import (
+    CompanyFact,
+    FilingFact,
+    InvestmentFact,
+    InvestorFact,
+    IpoFact,
+    RoundFact,
+    Source,
+    slugify,
+)
+from generator.importers.store import COLUMNS, PLACEHOLDER_SOURCE, TABLE_BY_NAME, Store, record_key
+
+RANK = {"estimate": 1, "press-report": 2, "company-report": 3, "exchange-data": 4, "sec-filing": 5}
+IPO_PROGRESS = {"pipeline": 0, "filed": 1, "postponed": 2, "withdrawn": 2, "upcoming": 3, "listed": 4}
+VALUATION = ("valuation_usd", "valuation_date", "valuation_basis")
+_SUFFIXES = frozenset(
+    ["inc", "incorporated", "corp", "corporation", "co", "company", "ltd", "limited", "llc", "plc", "sa", "ag",
+     "nv", "se", "lp", "the", "holdings", "holding", "group", "de"]
+)
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+def normalise(name: str) -> str:
+    words = _WORD.findall(name.lower().replace("&", " and "))
+    while len(words) > 1 and words[-1] in _SUFFIXES:
+        words.pop()
+    while len(words) > 1 and words[0] == "the":
+        words.pop(0)
+    return " ".join(words)
+
+
+def names_agree(a: str, b: str) -> bool:
+    na, nb = normalise(a), normalise(b)
+    if not na or not nb:
+        return False
+    return na == nb or na.split()[0] == nb.split()[0] or na.startswith(nb) or nb.startswith(na)
+
+
+def _days_apart(a: str, b: str) -> int:
+    return abs((dt.date.fromisoformat(a) - dt.date.fromisoformat(b)).days)
+
+
+@dataclass
+class Report:
+    created: Counter[str] = field(default_factory=Counter)
+    updated: Counter[str] = field(default_factory=Counter)
+    matched: Counter[str] = field(default_factory=Counter)
+    """How existing companies were found: cik, ticker, slug, name."""
+    conflicts: Counter[str] = field(default_factory=Counter)
+
+
+class Merger:
+    def __init__(self, store: Store, reserved: frozenset[str] = frozenset()) -> None:
+        self.store = store
+        self.report = Report()
+        self.reserved = reserved
+        companies = store.rows["companies"]
+        self.by_cik = {r["cik"]: k for k, r in companies.items() if r["cik"]}
+        self.by_ticker = {r["ticker"]: k for k, r in companies.items() if r["ticker"]}
+        self.by_slug = {r["slug"]: k for k, r in companies.items()}
+        self.by_name: dict[str, list[str]] = {}
+        for key, row in companies.items():
+            self.by_name.setdefault(normalise(row["name"]), []).append(key)
+        investors = store.rows["investors"]
+        self.investor_slugs = {r["slug"]: k for k, r in investors.items()}
+        self.investor_names = {normalise(r["name"]): k for k, r in investors.items()}
+        self.rounds: dict[tuple[str, str], list[str]] = {}
+        for key, row in store.rows["funding_rounds"].items():
+            self.rounds.setdefault((row["company_id"], row["announced_date"]), []).append(key)
+        self.ipos: dict[str, list[str]] = {}
+        for key, row in store.rows["ipos"].items():
+            self.ipos.setdefault(row["company_id"], []).append(key)
+        self.accessions = {r["accession_number"] for r in store.rows["filings"].values() if r["accession_number"]}
+        self.next_id = {name: max((int(k) for k in store.rows[name]), default=0) + 1
+                        for name in ("companies", "investors", "funding_rounds", "ipos", "filings")}
+
+    # --- values --------------------------------------------------------------------------------------------------
+
+    def _new(self, table: str, values: dict[str, str]) -> str:
+        row = dict.fromkeys(COLUMNS[table], "")
+        if "id" in row:
+            row["id"] = str(self.next_id[table])
+            self.next_id[table] += 1
+        row.update({c: v for c, v in values.items() if c in row})
+        key = record_key(TABLE_BY_NAME[table], row)
+        self.store.rows[table][key] = row
+        self.report.created[table] += 1
+        return key
+
+    def _may_replace(self, table: str, key: str, column: str, source: Source, basis: str) -> bool:
+        row = self.store.rows[table][key]
+        if row[column] == "":
+            return True
+        owner = self.store.owner(table, key, column)
+        if owner is None:
+            return False
+        if owner[0] in (source.name, PLACEHOLDER_SOURCE):
+            return True
+        return RANK[basis] > RANK[owner[1]]
+
+    def assign(self, table: str, key: str, values: dict[str, str], source: Source, basis: str,
+               only_empty: bool = False) -> None:
+        row = self.store.rows[table][key]
+        changed = False
+        for column, value in values.items():
+            if value == "" or column not in row:
+                continue
+            if only_empty and row[column] != "" and self.store.owner(table, key, column) != (source.name, basis):
+                continue
+            if not only_empty and not self._may_replace(table, key, column, source, basis):
+                continue
+            if column == "ticker" and table == "companies" and not self._take_ticker(key, value):
+                continue
+            if row[column] == value and self.store.owner(table, key, column) not in (None, (PLACEHOLDER_SOURCE,
+                                                                                           "estimate")):
+                continue  # the value stays with the source that gave it first: a re-import moves nothing
+            if row[column] != value:
+                row[column] = value
+                changed = True
+            self.store.claim(table, key, column, source.name, basis)
+        if changed:
+            self.report.updated[table] += 1
+
+    def _take_ticker(self, key: str, ticker: str) -> bool:
+        holder = self.by_ticker.get(ticker)
+        if holder not in (None, key):
+            self.report.conflicts["ticker held by another company"] += 1
+            return False
+        old = self.store.rows["companies"][key]["ticker"]
+        if old and self.by_ticker.get(old) == key:
+            del self.by_ticker[old]
+        self.by_ticker[ticker] = key
+        return True
+
+    # --- companies -----------------------------------------------------------------------------------------------
+
+    def find_company(self, fact: CompanyFact) -> str | None:
+        companies = self.store.rows["companies"]
+        if fact.cik and fact.cik in self.by_cik:
+            self.report.matched["cik"] += 1
+            return self.by_cik[fact.cik]
+        if fact.ticker and fact.ticker in self.by_ticker:
+            key = self.by_ticker[fact.ticker]
+            row = companies[key]
+            far = fact.date and row["listing_date"] and _days_apart(fact.date, row["listing_date"]) > 730
+            if names_agree(row["name"], fact.name) and not far and not (fact.cik and row["cik"]):
+                self.report.matched["ticker"] += 1
+                return key
+        slug = fact.slug
+        if slug and slug in self.by_slug and names_agree(companies[self.by_slug[slug]]["name"], fact.name):
+            self.report.matched["slug"] += 1
+            return self.by_slug[slug]
+        candidates = [
+            k for k in self.by_name.get(normalise(fact.name), [])
+            if not fact.country or companies[k]["country"] in ("", "xx", fact.country)
+            if not (fact.cik and companies[k]["cik"])
+        ]
+        if len(candidates) > 1 and fact.country:
+            candidates = [k for k in candidates if companies[k]["country"] == fact.country] or candidates
+        if len(candidates) > 1:
+            self.report.conflicts["name matches several companies (first taken)"] += 1
+        if candidates:
+            self.report.matched["name"] += 1
+            return min(candidates, key=int)
+        return None
+
+    def company(self, fact: CompanyFact, source: Source) -> str | None:
+        key = self.find_company(fact)
+        if key is None:
+            if not fact.create or not fact.name:
+                return None
+            key = self._new("companies", {"slug": self._free_slug(fact.slug or fact.name),
+                                          "name": fact.name})
+            self.by_slug[self.store.rows["companies"][key]["slug"]] = key
+            self.by_name.setdefault(normalise(fact.name), []).append(key)
+            self.store.claim("companies", key, "name", source.name, "estimate")
+        self.store.mention("companies", key, source.name, source.basis)
+        row = self.store.rows["companies"][key]
+        old_name = row["name"]
+        asserted = dict(fact.fields)
+        for column, value in (("cik", fact.cik), ("ticker", fact.ticker), ("country", fact.country)):
+            if value:
+                asserted.setdefault(column, value)
+        if all(row.get(c, "") for c in VALUATION) and "valuation_date" in asserted:
+            newer = asserted["valuation_date"] > row["valuation_date"]
+            if not newer:
+                asserted = {c: v for c, v in asserted.items() if c not in VALUATION}
+            elif RANK[source.basis] >= RANK.get(row["valuation_basis"], 0):
+                for column in VALUATION:
+                    if self.store.owner("companies", key, column) is not None:
+                        self.store.claim("companies", key, column, PLACEHOLDER_SOURCE, "estimate")
+        self.assign("companies", key, asserted, source, source.basis)
+        self.assign("companies", key, fact.defaults, source, "estimate", only_empty=True)
+        if row["cik"]:
+            self.by_cik[row["cik"]] = key
+        if row["name"] != old_name:
+            previous = self.by_name.get(normalise(old_name), [])
+            if key in previous:
+                previous.remove(key)
+            self.by_name.setdefault(normalise(row["name"]), []).append(key)
+        return key
+
+    def _free_slug(self, text: str) -> str:
+        base = slugify(text) or "company"
+        if base.isdigit() or base in self.reserved:
+            base = f"{base}-company"
+        slug, n = base, 1
+        while slug in self.by_slug:
+            n += 1
+            slug = f"{base}-{n}"
+        return slug
+
+    # --- the other facts -----------------------------------------------------------------------------------------
+
+    def ipo(self, fact: IpoFact, source: Source) -> None:
+        company = self.company(fact.company, source)
+        if company is None:
+            return
+        values = {"company_id": company, **fact.fields}
+        own_date = values.get("listing_date") or values.get("filed_date") or ""
+        key = None
+        for candidate in self.ipos.get(company, []):
+            row = self.store.rows["ipos"][candidate]
+            dates = [row[c] for c in ("filed_date", "priced_date", "listing_date") if row[c]]
+            if (values.get("ticker") and values["ticker"] == row["ticker"]) or (
+                own_date and any(_days_apart(own_date, other) <= 550 for other in dates)
+            ):
+                key = candidate
+                break
+        if key is None:
+            key = self._new("ipos", {"company_id": company, "status": values["status"], "basis": source.basis})
+            self.ipos.setdefault(company, []).append(key)
+        self.store.mention("ipos", key, source.name, source.basis)
+        row = self.store.rows["ipos"][key]
+        if row["filed_date"] and values.get("filed_date", "") > row["filed_date"]:
+            values.pop("filed_date")  # the first registration statement is the one that counts
+        if IPO_PROGRESS[values["status"]] < IPO_PROGRESS[row["status"]]:
+            values.pop("status")
+        elif values["status"] != row["status"]:
+            row["status"] = ""
+        self.assign("ipos", key, values, source, source.basis)
+        if RANK[source.basis] > RANK[row["basis"]]:
+            self.assign("ipos", key, {"basis": source.basis}, source, source.basis)
+
+    def funding_round(self, fact: RoundFact, source: Source) -> str | None:
+        company = self.company(fact.company, source)
+        if company is None:
+            return None
+        date, stage = fact.fields["announced_date"], fact.fields["stage"]
+        existing = [k for k in self.rounds.get((company, date), [])
+                    if self.store.rows["funding_rounds"][k]["stage"] in (stage, "undisclosed")]
+        if existing:
+            key = min(existing, key=int)
+        else:
+            key = self._new("funding_rounds", {"company_id": company, "basis": source.basis, **fact.fields})
+            self.rounds.setdefault((company, date), []).append(key)
+        self.store.mention("funding_rounds", key, source.name, source.basis)
+        self.assign("funding_rounds", key, {"company_id": company, **fact.fields}, source, source.basis)
+        return key
+
+    def investor(self, fact: InvestorFact, source: Source) -> str:
+        norm = normalise(fact.name)
+        key = self.investor_names.get(norm)
+        if key is None:
+            slug, base, n = slugify(fact.name) or "investor", slugify(fact.name) or "investor", 1
+            if base.isdigit() or base in self.reserved:
+                slug = base = f"{base}-investor"
+            while slug in self.investor_slugs:
+                n += 1
+                slug = f"{base}-{n}"
+            key = self._new("investors", {"slug": slug, "name": fact.name})
+            self.investor_slugs[slug] = key
+            self.investor_names[norm] = key
+            self.store.claim("investors", key, "name", source.name, source.basis)
+        self.assign("investors", key, fact.fields, source, "estimate", only_empty=True)
+        return key
+
+    def investment(self, fact: InvestmentFact, source: Source) -> None:
+        company = self.company(fact.company, source)
+        if company is None:
+            return
+        existing = self.rounds.get((company, fact.date), [])
+        if existing:
+            round_key = min(existing, key=int)
+        else:
+            round_key = self.funding_round(RoundFact(fact.company, {
+                "stage": "undisclosed", "announced_date": fact.date, "amount_usd": fact.amount}), source) or ""
+        investor = self.investor(fact.investor, source)
+        links = self.store.rows["round_investors"]
+        if f"{round_key}|{investor}" not in links:
+            self._new("round_investors", {"round_id": round_key, "investor_id": investor, "is_lead": "false"})
+            self.store.mention("round_investors", f"{round_key}|{investor}", source.name, source.basis)
+
+    def filing(self, fact: FilingFact, source: Source) -> None:
+        accession = fact.fields.get("accession_number", "")
+        if accession in self.accessions:
+            return
+        company = self.company(fact.company, source)
+        if company is None:
+            self.report.conflicts["filing of a CIK no imported company list knows (skipped)"] += 1
+            return
+        key = self._new("filings", {"company_id": company, **fact.fields})
+        self.store.mention("filings", key, source.name, source.basis)
+        if accession:
+            self.accessions.add(accession)
+
+    def apply(self, fact: object, source: Source) -> None:
+        if isinstance(fact, CompanyFact):
+            self.company(fact, source)
+        elif isinstance(fact, IpoFact):
+            self.ipo(fact, source)
+        elif isinstance(fact, RoundFact):
+            self.funding_round(fact, source)
+        elif isinstance(fact, InvestmentFact):
+            self.investment(fact, source)
+        elif isinstance(fact, InvestorFact):
+            self.investor(fact, source)
+        elif isinstance(fact, FilingFact):
+            self.filing(fact, source)
+        else:  # pragma: no cover - importers only yield the facts above
+            raise TypeError(f"unknown fact {fact!r}")

@@ -1,0 +1,37 @@
+"""The import report: rows per table, what was created, how companies were matched, what did not map."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from generator.importers import ImportResult
+
+
+def render(result: ImportResult, into: Path) -> str:
+    lines = [f"imported {len(result.plan)} file(s) into {into}: "
+             + ", ".join(f"{name} {count}" for name, count in result.rows.items())]
+    report = result.report
+    lines.append("  created: " + (", ".join(f"{t} {n}" for t, n in sorted(report.created.items())) or "nothing"))
+    lines.append("  updated: " + (", ".join(f"{t} {n}" for t, n in sorted(report.updated.items())) or "nothing"))
+    lines.append("  companies found again by: "
+                 + (", ".join(f"{k} {n}" for k, n in sorted(report.matched.items())) or "nothing"))
+    lines.append(f"  companies described by two sources or more: {result.merged_companies}")
+    for sources, n in sorted(result.source_sets.items(), key=lambda item: (-item[1], item[0])):
+        lines.append(f"    {sources}: {n}")
+    for title, counts in (("conflicts", report.conflicts), ("filled in", result.fixes),
+                          ("not imported", result.context.skipped)):
+        for reason, n in sorted(counts.items()):
+            lines.append(f"  {title}: {reason}: {n}")
+    for vocabulary, values in sorted(result.context.mapper.unmapped.items()):
+        top = sorted(values.items(), key=lambda item: (-item[1], item[0]))
+        shown = ", ".join(f"{value!r} {n}" for value, n in top[:12])
+        more = f" (+{len(top) - 12} more values)" if len(top) > 12 else ""
+        lines.append(f"  not mapped ({vocabulary}): {sum(values.values())} rows: {shown}{more}")
+    from generator.importers import skip_reason
+
+    for path in result.not_imported:
+        lines.append(f"  file not imported: {path}: {skip_reason(path)}")
+    lines.append("  files changed: " + (", ".join(result.changed) or "none"))
+    return "\n".join(lines)

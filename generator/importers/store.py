@@ -1,0 +1,153 @@
+"""A canonical folder held in memory as CSV cells, with the provenance of every value, read and written back.
+
+Every table's header comes from its pydantic model (``generator.schema``), so a column added there is written
+(empty) without touching the importers. Rows are written sorted by primary key, with ``\\n`` line ends and
+minimal quoting: the same records always give the same bytes, and a file whose bytes would not change is not
+rewritten.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from generator.importers.base import SourceError
+from generator.schema import PROVENANCE, TABLES, Table
+
+TABLE_BY_NAME: dict[str, Table] = {t.name: t for t in TABLES}
+COLUMNS: dict[str, list[str]] = {t.name: list(t.model.model_fields) for t in (*TABLES, PROVENANCE)}
+PLACEHOLDER_SOURCE = "import"
+"""Owner of the values ``merge`` fills in where no source said anything (``unclassified``, ``xx``...)."""
+
+
+def record_key(table: Table, row: dict[str, str]) -> str:
+    return "|".join(row[c] for c in table.key)
+
+
+def _sort_key(key: str) -> tuple[tuple[int, int | str], ...]:
+    return tuple((0, int(part)) if part.isdigit() else (1, part) for part in key.split("|"))
+
+
+@dataclass
+class Store:
+    rows: dict[str, dict[str, dict[str, str]]] = field(default_factory=lambda: {t.name: {} for t in TABLES})
+    """table -> record key -> column -> cell ('' is null)."""
+    provenance: dict[tuple[str, str], dict[tuple[str, str], set[str]]] = field(default_factory=dict)
+    """(table, record key) -> (source, basis) -> columns whose value that source gave."""
+    dataset: dict[str, object] | None = None
+
+    # --- provenance ----------------------------------------------------------------------------------------------
+
+    def owner(self, table: str, key: str, column: str) -> tuple[str, str] | None:
+        for owner, columns in self.provenance.get((table, key), {}).items():
+            if column in columns:
+                return owner
+        return None
+
+    def claim(self, table: str, key: str, column: str, source: str, basis: str) -> None:
+        entries = self.provenance.setdefault((table, key), {})
+        for owner, columns in list(entries.items()):
+            if column in columns and owner != (source, basis):
+                columns.discard(column)
+                if not columns:
+                    del entries[owner]
+        entries.setdefault((source, basis), set()).add(column)
+
+    def mention(self, table: str, key: str, source: str, basis: str) -> None:
+        """Record that ``source`` describes this record (column ``*``), whether or not it gave a value that stayed."""
+        self.provenance.setdefault((table, key), {}).setdefault((source, basis), set()).add("*")
+
+    def sources_of(self, table: str, key: str) -> set[str]:
+        return {source for source, _ in self.provenance.get((table, key), {}) if source != PLACEHOLDER_SOURCE}
+
+    # --- reading -------------------------------------------------------------------------------------------------
+
+    @classmethod
+    def load(cls, folder: Path) -> Store:
+        store = cls()
+        for table in TABLES:
+            for _, row in _read(folder / table.file_name, COLUMNS[table.name]):
+                store.rows[table.name][record_key(table, row)] = row
+        for _, row in _read(folder / PROVENANCE.file_name, COLUMNS["provenance"]):
+            entries = store.provenance.setdefault((row["table"], row["record"]), {})
+            entries[(row["source"], row["basis"])] = set(row["fields"].split(";"))
+        info = folder / "dataset.json"
+        if info.exists():
+            try:
+                store.dataset = json.loads(info.read_text(encoding="utf-8"))
+            except json.JSONDecodeError as error:
+                raise SourceError(info, error.lineno, f"malformed JSON: {error.msg}") from None
+        return store
+
+    # --- writing -------------------------------------------------------------------------------------------------
+
+    def render(self) -> dict[str, str]:
+        """File name -> text of every file of the folder."""
+        files = {}
+        for table in TABLES:
+            rows = self.rows[table.name]
+            files[table.file_name] = _csv(COLUMNS[table.name], (rows[k] for k in sorted(rows, key=_sort_key)))
+        prov_rows = []
+        for (table, key), entries in self.provenance.items():
+            if key not in self.rows[table]:
+                continue
+            for (source, basis), columns in entries.items():
+                if columns:
+                    fields = ";".join(sorted(columns))
+                    prov_rows.append({"table": table, "record": key, "source": source, "basis": basis,
+                                      "fields": fields})
+        prov_rows.sort(key=lambda r: (r["table"], _sort_key(r["record"]), r["source"], r["basis"]))
+        files[PROVENANCE.file_name] = _csv(COLUMNS["provenance"], prov_rows)
+        if self.dataset is not None:
+            files["dataset.json"] = json.dumps(self.dataset, indent=2, ensure_ascii=False) + "\n"
+        return files
+
+    def write(self, folder: Path, files: dict[str, str] | None = None) -> list[str]:
+        """Write every file (``render()`` unless given) whose bytes change, each through a temporary file and a
+        rename; return their names."""
+        folder.mkdir(parents=True, exist_ok=True)
+        changed = []
+        for name, text in (self.render() if files is None else files).items():
+            path = folder / name
+            data = text.encode("utf-8")
+            if path.exists() and path.read_bytes() == data:
+                continue
+            temporary = folder / f".{name}.importing"
+            temporary.write_bytes(data)
+            os.replace(temporary, path)
+            changed.append(name)
+        return changed
+
+
+def _csv(columns: list[str], rows: object) -> str:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(columns)
+    for row in rows:  # type: ignore[attr-defined]
+        writer.writerow([row[c] for c in columns])
+    return buffer.getvalue()
+
+
+def _read(path: Path, columns: list[str]) -> list[tuple[int, dict[str, str]]]:
+    """Rows of a canonical CSV; its header must be the model's columns (a missing file has no rows)."""
+    if not path.exists():
+        return []
+    text = path.read_bytes().decode("utf-8")
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    header = next(reader, None)
+    if header is None:
+        return []
+    if header != columns:
+        raise SourceError(path, 1, f"header must be {','.join(columns)} (found {','.join(header)})")
+    rows = []
+    for values in reader:
+        if not values:
+            continue
+        if len(values) != len(columns):
+            raise SourceError(path, reader.line_num, f"expected {len(columns)} fields, found {len(values)}")
+        rows.append((reader.line_num, dict(zip(columns, values, strict=True))))
+    return rows
