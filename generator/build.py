@@ -17,7 +17,7 @@ import duckdb
 import jinja2
 import pydantic
 
-from generator import details, exports, fanout, openapi, problems, queries, serialize
+from generator import configs, details, exports, fanout, openapi, problems, queries, serialize
 from generator.landing import landing_page
 from generator.load import DATASET_INFO_FILE, load_into, validate
 from generator.registry import DETAIL_ROUTES, DOCUMENT_ROUTES, EXPORT_ROUTE, LIST_ROUTES, ListRoute
@@ -27,6 +27,8 @@ from generator.writer import OutputError, OutputLock, OutputWriter, real_output,
 
 OUTPUT_MARKER = ".company-ipo-api"
 """File that marks a folder as this generator's output; any other non-empty folder is never replaced."""
+HEADERS_FILE = "/_headers"
+"""Response headers for hosts that read a _headers file (the same rules as netlify.toml's [[headers]])."""
 
 
 @dataclass(frozen=True)
@@ -253,6 +255,7 @@ def _build(config: BuildConfig, out: Path, progress: Progress, committed: list[b
         emit("/index.html", landing_page(info, examples))
         for path, body in problems.problem_files():
             emit(path, body)
+        emit(HEADERS_FILE, configs.headers_file().encode())
         stats = writer.stats
         emit(OUTPUT_MARKER, serialize.document({
             "generator": "company-ipo-api", "as_of": info.as_of, "fingerprint": inputs,

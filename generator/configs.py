@@ -14,6 +14,15 @@ def netlify_toml() -> str:
     return templates.render("netlify.toml.j2", rules=rules(), headers=HEADERS)
 
 
+def headers_file() -> str:
+    """The ``_headers`` file of the output, for hosts that read one (Netlify, Cloudflare Pages): HEADERS again."""
+    lines = ["# Generated from the route registry: the [[headers]] of netlify.toml for hosts that read _headers."]
+    for rule in HEADERS:
+        lines.append(rule.path)
+        lines += [f"  {name}: {value}" for name, value in rule.values]
+    return "\n".join(lines) + "\n"
+
+
 # nginx ------------------------------------------------------------------------------------------------------------
 
 NGINX_STATUSES = (200, 404)
@@ -82,9 +91,16 @@ def _path_regex(path: str, captures: _Captures) -> str:
     return "~^" + "".join(parts) + "/?$"
 
 
-def _query_regex(names: tuple[str, ...], captures: _Captures) -> str:
-    """Every name present with ``=`` (value possibly empty); the greedy ``.*`` picks the last repeated key."""
-    return "~^" + "".join(f"(?=(?:.*&)?{re.escape(name)}=(?<{captures(name)}>[^&]*))" for name in names)
+def _query_regex(rule: Rule, captures: _Captures) -> str:
+    """Every name present with ``=`` (value possibly empty, or the rule's literal value); the greedy ``.*``
+    picks the last repeated key."""
+    parts = []
+    for name, value in rule.conditions:
+        if value is None:
+            parts.append(f"(?=(?:.*&)?{re.escape(name)}=(?<{captures(name)}>[^&]*))")
+        else:
+            parts.append(f"(?=(?:.*&)?{re.escape(name)}={re.escape(_check(value, 'query value'))}(?:&|$))")
+    return "~^" + "".join(parts)
 
 
 def _target(to: str, captures: _Captures) -> str:
@@ -121,7 +137,7 @@ def _groups_and_paths(rule_list: list[Rule], captures: _Captures) -> tuple[list[
             if not later.query:
                 default = _MapEntry("", _target(to, captures), str(later.status))
                 break
-            entries.append(_MapEntry(_query_regex(later.query, captures), _target(to, captures), str(later.status)))
+            entries.append(_MapEntry(_query_regex(later, captures), _target(to, captures), str(later.status)))
         number = len(groups)
         groups.append(_Group(path, tuple(entries), default))
         regex = "~^" + re.escape(path.rstrip("/")) + "/?$"

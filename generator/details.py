@@ -66,8 +66,7 @@ def company_profiles(
         latest = company_rounds[0] if company_rounds else None
         profile = responses.CompanyProfile(
             id=c["id"], slug=c["slug"], name=c["name"],
-            sector=responses.Named(slug=c["sector"], name=c["sector_name"]),
-            country=responses.CountryRef(code=c["country"], name=c["country_name"]),
+            sector=c["sector"], sector_name=c["sector_name"], country=c["country"], country_name=c["country_name"],
             status=c["status"], founded_year=c["founded_year"], headquarters_city=c["headquarters_city"],
             website=c["website"], description=c["description"],
             valuation_usd=c["valuation_usd"], valuation_date=c["valuation_date"],

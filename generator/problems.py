@@ -30,6 +30,10 @@ def problem_files() -> Iterator[tuple[str, bytes]]:
         f"{EXPORT_ROUTE.path}: `table` needs `format` ({', '.join(EXPORT_ROUTE.formats)}), e.g. "
         f"{EXPORT_ROUTE.path}?format=csv&table=companies.",
     )
+    yield EXPORT_ROUTE.unknown_format_error, problem(
+        f"{EXPORT_ROUTE.name}-unknown-format", "Unknown format", 404,
+        f"{EXPORT_ROUTE.path}: `format` is one of {', '.join(EXPORT_ROUTE.formats)}.",
+    )
     for route in LIST_ROUTES:
         unsorted = route.unsorted_sets()
         if not route.incompatible_sets() and not unsorted:

@@ -223,15 +223,26 @@ class ExportRoute:
     formats: tuple[str, ...]
     description: str = ""
 
-    def index_path(self, export_format: str | None = None) -> str:
-        return f"{self.path}/{export_format}/index.json" if export_format else f"{self.path}/index.json"
+    def index_path(self) -> str:
+        """The manifest of every file."""
+        return f"{self.path}/index.json"
 
     def file_path(self, export_format: str, table: str) -> str:
         return f"{self.path}/{export_format}/{table}.{export_format}"
 
+    def dataset_path(self, export_format: str) -> str:
+        """The whole dataset in one file: json one document, other formats a zip of every table plus manifest."""
+        if export_format == "json":
+            return self.file_path("json", EXPORT_DATASET)
+        return f"{self.path}/{export_format}/{EXPORT_DATASET}.zip"
+
     @property
     def table_without_format_error(self) -> str:
         return f"/api/errors/{self.name}-table-without-format.json"
+
+    @property
+    def unknown_format_error(self) -> str:
+        return f"/api/errors/{self.name}-unknown-format.json"
 
 
 @dataclass(frozen=True)
@@ -420,8 +431,10 @@ ROUTES: tuple[ListRoute | DetailRoute | ExportRoute | DocumentRoute, ...] = (
     ),
     ExportRoute(
         name="export", path="/api/export", summary="Bulk dataset as json, csv or parquet",
-        description="`format` alone gives that format's manifest (every table with its URL, row count, bytes and "
-        "sha256); with `table` it gives the table itself. `table=dataset` (json only) is every table in one file. "
+        description="Without a query: the manifest of every file (URL, rows, bytes and sha256). `format` alone "
+        "gives the whole dataset in that format: json one document holding every table, csv and parquet one zip "
+        "archive of every table's file plus `manifest.json`; with `table` it gives that table alone. "
+        "`table=dataset` (json only) is the same single document as `format=json`. "
         "CSV is RFC 4180 (UTF-8, header, CRLF); text cells starting with = + - @ tab or CR are prefixed with ' "
         "so spreadsheets do not run them as formulas.",
         formats=EXPORT_FORMATS,

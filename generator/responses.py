@@ -7,7 +7,7 @@ Every field is always present; a value that is not known is an explicit null.
 from __future__ import annotations
 
 import datetime as dt
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -24,6 +24,7 @@ from generator.schema import (
     RoundTransaction,
 )
 
+Month = Annotated[str, Field(pattern=r"^[0-9]{4}-(0[1-9]|1[0-2])$", description="calendar month, YYYY-MM")]
 EQUITY = "sum of disclosed equity-round amounts (convertible notes included), whole USD; null when none"
 OTHER = "sum of disclosed stake purchases, buyouts and debt, whole USD (not in total_raised_usd)"
 CURRENT = "true for a public market cap or a private company's latest valuation not flagged stale; false otherwise"
@@ -57,16 +58,6 @@ class CompanyListItem(Out):
     last_known_valuation_date: dt.date | None
     other_transactions_usd: int | None = Field(description=OTHER)
     valuation_currency_converted_from: str | None = Field(description=CONVERTED)
-
-
-class Named(Out):
-    slug: str
-    name: str
-
-
-class CountryRef(Out):
-    code: str
-    name: str
 
 
 class Listing(Out):
@@ -151,7 +142,7 @@ class Analysis(Out):
     sector_percentile: float | None = Field(description="share of valued sector peers at or below it, ratio")
     months_since_last_round: int | None
     latest_secondary_valuation_usd: int | None
-    latest_secondary_month: dt.date | None
+    latest_secondary_month: Month | None
     secondary_premium_to_last_round: float | None = Field(
         description="latest secondary implied valuation / last round post-money - 1, ratio"
     )
@@ -162,8 +153,10 @@ class CompanyProfile(Out):
     id: int
     slug: str
     name: str
-    sector: Named
-    country: CountryRef
+    sector: str = Field(description="sector slug")
+    sector_name: str
+    country: str = Field(description="ISO 3166-1 alpha-2, lowercase")
+    country_name: str
     status: CompanyStatus
     founded_year: int | None
     headquarters_city: str | None
@@ -229,7 +222,7 @@ class IpoListItem(Out):
 class PreIpoListItem(CompanyListItem):
     last_round_post_money_usd: int | None = Field(description="post-money valuation of the latest round that has one")
     latest_secondary_valuation_usd: int | None = Field(description="latest monthly secondary implied valuation")
-    latest_secondary_month: dt.date | None
+    latest_secondary_month: Month | None
     secondary_premium_to_last_round: float | None = Field(
         description="latest_secondary_valuation_usd / last_round_post_money_usd - 1, ratio (negative = discount)"
     )
@@ -264,7 +257,7 @@ class CalendarEvent(Out):
     id: str = Field(description="stable event id: ipo-{ipo id}-{type}")
     type: CalendarEventType
     date: dt.date
-    month: str = Field(description="YYYY-MM of date")
+    month: Month = Field(description="YYYY-MM of date")
     when: Literal["upcoming", "past"] = Field(description="upcoming = on or after the dataset's as_of date")
     estimated: bool = Field(description="true for dates derived by convention (quiet period 25 days, lock-up 180 "
                             "days after listing) or expected dates, not reported ones")
@@ -304,8 +297,8 @@ class TrendingEntry(Out):
     kind: Literal["gainers", "decliners", "ipo-ready"]
     rank: int = Field(description="1 = strongest within the kind")
     company: CompanyRef
-    window_start: dt.date | None = Field(description="movers: first month of the window")
-    window_end: dt.date | None = Field(description="movers: last month of the window")
+    window_start: Month | None = Field(description="movers: first month of the window")
+    window_end: Month | None = Field(description="movers: last month of the window")
     start_valuation_usd: int | None
     end_valuation_usd: int | None
     change: float | None = Field(description="movers: end / start implied valuation - 1, ratio")

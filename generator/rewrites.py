@@ -31,6 +31,7 @@ from generator.registry import (
     SORT_PARAM,
     ListRoute,
 )
+from generator.schema import TABLES
 
 NOT_FOUND_FILE = "/api/errors/not-found.json"
 SITE_404_FILE = "/404.html"
@@ -42,7 +43,13 @@ class Rule:
     to: str
     status: int = 200
     query: tuple[str, ...] = ()
-    """Names of the query parameters that must be present; each binds the placeholder ``:name``."""
+    """Names of the query parameters that must be present; each binds the placeholder ``:name``. An entry
+    ``name=value`` instead requires that exact value (binding nothing)."""
+
+    @property
+    def conditions(self) -> list[tuple[str, str | None]]:
+        """(name, required value or None for any value) of every query condition."""
+        return [(name, value if equals else None) for name, equals, value in (q.partition("=") for q in self.query)]
 
 
 def list_route_rules(route: ListRoute) -> list[Rule]:
@@ -79,7 +86,8 @@ def rules() -> list[Rule]:
     export = EXPORT_ROUTE
     out += [
         Rule(export.path, export.file_path(":format", ":table"), 200, ("format", "table")),
-        Rule(export.path, export.index_path(":format"), 200, ("format",)),
+        *(Rule(export.path, export.dataset_path(f), 200, (f"format={f}",)) for f in export.formats),
+        Rule(export.path, export.unknown_format_error, 404, ("format",)),
         Rule(export.path, export.table_without_format_error, 404, ("table",)),
         Rule(export.path, export.index_path()),
     ]
@@ -125,10 +133,12 @@ class Router:
                 params[name] = unquote_plus(value)  # the last repeated key wins
         for rule, pattern in self._rules:
             found = pattern.match(path)
-            if not found or any(name not in params for name in rule.query):
+            conditions = rule.conditions
+            if not found or any(name not in params or value not in (None, params[name])
+                                for name, value in conditions):
                 continue
             bindings = {k: v for k, v in found.groupdict().items() if k != "splat"}
-            bindings.update({name: quote_plus(params[name]) for name in rule.query})
+            bindings.update({name: quote_plus(params[name]) for name, value in conditions if value is None})
             target = _substitute(rule.to, bindings)
             if "splat" in pattern.groupindex:
                 target = target.replace(":splat", found.group("splat") or "")
@@ -143,6 +153,8 @@ class HeaderRule:
     values: tuple[tuple[str, str], ...]
 
 
+DOWNLOAD_TYPES = {"csv": "text/csv; charset=utf-8", "parquet": "application/vnd.apache.parquet"}
+
 CACHE_CONTROL = "public, max-age=300, stale-while-revalidate=86400"
 
 HEADERS: tuple[HeaderRule, ...] = (
@@ -154,6 +166,11 @@ HEADERS: tuple[HeaderRule, ...] = (
     )),
     HeaderRule("/api/errors/*", (("Content-Type", "application/problem+json; charset=utf-8"),)),
     HeaderRule("/404.html", (("Content-Type", "application/problem+json; charset=utf-8"),)),
+    # Downloads: hosts guess types from extensions, and few know .parquet (they would send octet-stream).
+    *(HeaderRule(EXPORT_ROUTE.file_path(f, t.name), (("Content-Type", f"{DOWNLOAD_TYPES[f]}"),))
+      for f in EXPORT_ROUTE.formats if f != "json" for t in TABLES),
+    *(HeaderRule(EXPORT_ROUTE.dataset_path(f), (("Content-Type", "application/zip"),))
+      for f in EXPORT_ROUTE.formats if f != "json"),
 )
 """Extra response headers by request path; Content-Type otherwise follows the served file's extension."""
 
@@ -162,6 +179,7 @@ CONTENT_TYPES = {
     ".html": "text/html; charset=utf-8",
     ".csv": "text/csv; charset=utf-8",
     ".parquet": "application/vnd.apache.parquet",
+    ".zip": "application/zip",
     ".toml": "application/toml",
     ".conf": "text/plain; charset=utf-8",
     ".txt": "text/plain; charset=utf-8",

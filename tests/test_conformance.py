@@ -371,15 +371,17 @@ def spec_document(t: Table, route: DocumentRoute) -> None:
 
 
 def spec_export(t: Table, route: ExportRoute) -> None:
-    t.direct(route.path, route.index_path(), 200, OK, "no query: the overall manifest")
+    t.direct(route.path, route.index_path(), 200, OK, "no query: the manifest")
     t.direct(f"{route.path}?table=companies", route.table_without_format_error, 404, PROBLEM,
              "table without format: a problem")
     for export_format in route.formats:
-        folder = t.build.root / route.index_path(export_format).lstrip("/")
-        tables = sorted(p.stem for p in folder.parent.glob(f"*.{export_format}") if p.name != "index.json")
-        t.direct(f"{route.path}?format={export_format}", route.index_path(export_format), 200, OK, "format manifest")
-        t.direct(f"{route.path}?{UNKNOWN_PARAM}=1&format={export_format}", route.index_path(export_format), 200, OK,
-                 "format manifest, extra parameter")
+        folder = t.build.root / "api" / "export" / export_format
+        tables = sorted(p.stem for p in folder.glob(f"*.{export_format}") if p.stem != "dataset")
+        dataset = route.dataset_path(export_format)
+        t.direct(f"{route.path}?format={export_format}", dataset, 200, OK, "format alone: the whole dataset")
+        t.direct(f"{route.path}?{UNKNOWN_PARAM}=1&format={export_format}", dataset, 200, OK,
+                 "the whole dataset, extra parameter")
+        t.direct(dataset, dataset, 200, OK, "the whole dataset, the file itself")
         for table in tables[:2]:
             target = route.file_path(export_format, table)
             t.direct(f"{route.path}?format={export_format}&table={table}", target, 200, OK, "a table")
@@ -387,9 +389,8 @@ def spec_export(t: Table, route: ExportRoute) -> None:
             t.direct(target, target, 200, OK, "a table, the file itself")
         t.direct(f"{route.path}?format={export_format}&table={UNKNOWN_VALUE}",
                  route.file_path(export_format, UNKNOWN_VALUE), 200, MISSING, "unknown table")
-    t.direct(f"{route.path}?format={UNKNOWN_VALUE}", route.index_path(UNKNOWN_VALUE), 200, MISSING, "unknown format")
-    # An empty format rewrites to {path}//index.json: no file has an empty segment, so it is a 404.
-    t.direct(f"{route.path}?format=", f"{route.path}//index.json", 404, MISSING, "empty format: no such file")
+    t.direct(f"{route.path}?format={UNKNOWN_VALUE}", route.unknown_format_error, 404, PROBLEM, "unknown format")
+    t.direct(f"{route.path}?format=", route.unknown_format_error, 404, PROBLEM, "empty format: unknown")
 
 
 def spec_site(t: Table) -> None:
@@ -706,8 +707,9 @@ def expected_rule_count() -> int:
     """From the registry alone. A listing has one rule per smallest set of filters that share no group, one per
     smallest set that takes no sort (a text filter that sorts in the default order only; SORT_DEPTH + 1
     filters of a group) when it has more than one sort, then one per distinct subset of (a group + sort + page)
-    that does not name such a set with sort. Then 4 for the export (format + table, format, table alone: a
-    problem, neither), one per document, one per detail route, and the /api/* catch-all."""
+    that does not name such a set with sort. Then 4 for the export (format + table, any other format: a
+    problem, table alone: a problem, neither) plus one per format (its whole dataset), one per document, one
+    per detail route, and the /api/* catch-all."""
     total = 0
     for route in LIST_ROUTES:
         sorted_routes = len(route.sort_values) > 1
@@ -725,7 +727,7 @@ def expected_rule_count() -> int:
                         continue
                     subsets.add(frozenset(c))
         total += len(_incompatible(route)) + len(unsorted) + len(subsets)
-    return total + 4 + len(DOCUMENT_ROUTES) + len(DETAIL_ROUTES) + 1
+    return total + 4 + len(EXPORT_ROUTE.formats) + len(DOCUMENT_ROUTES) + len(DETAIL_ROUTES) + 1
 
 
 def test_rule_count_follows_the_registry_formula() -> None:

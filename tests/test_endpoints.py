@@ -158,10 +158,15 @@ def test_exports_parse_and_match_the_manifest(site: Served) -> None:
     status, manifest = site.get_json("/api/export")
     assert status == 200
     tables = manifest["data"]["tables"]
-    for export_format in ("json", "csv", "parquet"):
-        status, index = site.get_json(f"/api/export?format={export_format}")
-        assert status == 200
-        for entry in index["data"]["files"]:
+    assert [f["format"] for f in manifest["data"]["formats"]] == ["json", "csv", "parquet"]
+    for index in manifest["data"]["formats"]:
+        export_format = index["format"]
+        whole = site.get(f"/api/export?format={export_format}")
+        assert whole.status == 200 and hashlib.sha256(whole.body).hexdigest() == index["dataset"]["sha256"]
+        assert index["dataset"]["rows"] == sum(tables.values())
+        if export_format == "json":
+            assert {name: len(rows) for name, rows in json.loads(whole.body)["tables"].items()} == tables
+        for entry in index["files"]:
             response = site.get(f"/api/export?format={export_format}&table={entry['table']}")
             assert response.status == 200
             assert hashlib.sha256(response.body).hexdigest() == entry["sha256"]

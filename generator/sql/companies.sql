@@ -18,7 +18,7 @@ SELECT
     r.total_raised_usd,
     r.last_round_stage,
     r.last_round_date,
-    '/api/companies/' || c.slug AS url,
+    '/api/companies/' || c.slug || '.json' AS url,
     v.valuation_is_current,
     c.valuation_usd AS last_known_valuation_usd,
     c.valuation_date AS last_known_valuation_date,

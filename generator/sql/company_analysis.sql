@@ -25,7 +25,7 @@ SELECT
     CASE WHEN r.last_round_date IS NOT NULL THEN date_diff('month', r.last_round_date, $as_of::DATE) END
         AS months_since_last_round,
     sp.latest_valuation_usd AS latest_secondary_valuation_usd,
-    sp.latest_month AS latest_secondary_month,
+    strftime(sp.latest_month, '%Y-%m') AS latest_secondary_month,
     round(CASE WHEN r.last_round_post_money_usd > 0 AND sp.latest_valuation_usd IS NOT NULL
                THEN sp.latest_valuation_usd / r.last_round_post_money_usd - 1 END, 4) AS secondary_premium_to_last_round
 FROM companies AS c

@@ -8,7 +8,7 @@ SELECT
     r.amount_usd,
     r.post_money_valuation_usd,
     r.basis,
-    coalesce(list({'id': i.id, 'slug': i.slug, 'name': i.name, 'url': '/api/investors/' || i.slug}
+    coalesce(list({'id': i.id, 'slug': i.slug, 'name': i.name, 'url': '/api/investors/' || i.slug || '.json'}
                   ORDER BY i.name, i.id) FILTER (WHERE ri.is_lead), []) AS lead_investors,
     count(ri.investor_id)::INTEGER AS investors_count,
     k."transaction",

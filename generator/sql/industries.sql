@@ -17,7 +17,7 @@ WITH raised AS (
     FROM companies AS c JOIN company_valuation AS v ON v.company_id = c.id
 ), ranked AS (
     SELECT sector, {'company': {'id': id, 'slug': slug, 'name': name, 'sector': sector, 'country': country,
-                                'url': '/api/companies/' || slug},
+                                'url': '/api/companies/' || slug || '.json'},
                     'valuation_usd': valuation_usd} AS entry,
            row_number() OVER (PARTITION BY sector ORDER BY valuation_usd DESC NULLS LAST, id) AS position
     FROM valued
@@ -46,7 +46,7 @@ SELECT
     coalesce(ic.ipo_counts, []) AS ipo_counts,
     coalesce((SELECT list(entry ORDER BY position) FROM ranked WHERE ranked.sector = s.slug AND position <= 5), [])
         AS top_companies,
-    '/api/industries/' || s.slug AS url,
+    '/api/industries/' || s.slug || '.json' AS url,
     r.other_transactions_usd::BIGINT AS other_transactions_usd
 FROM sectors AS s
 LEFT JOIN stats AS st ON st.sector = s.slug

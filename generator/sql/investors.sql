@@ -11,7 +11,7 @@ SELECT
     count(DISTINCT r.company_id)::INTEGER AS portfolio_count,
     count(ri.round_id)::INTEGER AS rounds_count,
     count(ri.round_id) FILTER (WHERE ri.is_lead)::INTEGER AS lead_count,
-    '/api/investors/' || i.slug AS url
+    '/api/investors/' || i.slug || '.json' AS url
 FROM investors AS i
 JOIN countries AS n ON n.code = i.country
 LEFT JOIN round_investors AS ri ON ri.investor_id = i.id

@@ -11,7 +11,7 @@ SELECT
     o.amount_usd,
     o.implied_valuation_usd,
     CASE WHEN i.id IS NOT NULL THEN
-        {'id': i.id, 'slug': i.slug, 'name': i.name, 'url': '/api/investors/' || i.slug} END AS lead_investor,
+        {'id': i.id, 'slug': i.slug, 'name': i.name, 'url': '/api/investors/' || i.slug || '.json'} END AS lead_investor,
     o.description,
     o.basis,
     o.currency_converted_from

@@ -5,12 +5,12 @@ SELECT
     CASE WHEN v.valuation_is_current THEN c.valuation_date END AS valuation_date,
     CASE WHEN v.valuation_is_current THEN c.valuation_basis END AS valuation_basis,
     r.total_raised_usd, r.last_round_stage, r.last_round_date,
-    '/api/companies/' || c.slug AS url,
+    '/api/companies/' || c.slug || '.json' AS url,
     v.valuation_is_current, c.valuation_usd AS last_known_valuation_usd,
     c.valuation_date AS last_known_valuation_date, r.other_transactions_usd, c.valuation_currency_converted_from,
     r.last_round_post_money_usd,
     sp.latest_valuation_usd AS latest_secondary_valuation_usd,
-    sp.latest_month AS latest_secondary_month,
+    strftime(sp.latest_month, '%Y-%m') AS latest_secondary_month,
     round(CASE WHEN r.last_round_post_money_usd > 0
                THEN sp.latest_valuation_usd / r.last_round_post_money_usd - 1 END, 4)
         AS secondary_premium_to_last_round,

@@ -2,7 +2,7 @@
 -- company_refs: the reference to a company that every row about a company carries (CompanyRef).
 CREATE VIEW company_refs AS
 SELECT id, {'id': id, 'slug': slug, 'name': name, 'sector': sector, 'country': country,
-            'url': '/api/companies/' || slug} AS ref
+            'url': '/api/companies/' || slug || '.json'} AS ref
 FROM companies;
 
 -- Per round: what kind of transaction it is (a funding_rounds.transaction value, or the default of its stage).
