@@ -107,7 +107,7 @@ def investor_profiles(
         profile = responses.InvestorProfile(
             **investor, portfolio=portfolio.get(investor["id"], []), rounds_led=led.get(investor["id"], []),
         )
-        yield (str(investor["id"]), investor["slug"]), profile
+        yield (investor["slug"],), profile
 
 
 def industry_details(

@@ -18,7 +18,7 @@ import duckdb
 
 from generator import serialize
 from generator.queries import base_meta, read_sql, sql_params
-from generator.registry import FACET_LIMIT, SORT_DEPTH, WORD_MAX, Filter, ListRoute
+from generator.registry import FACET_LIMIT, WORD_MAX, Filter, ListRoute
 from generator.schema import DatasetInfo
 
 Combination = frozenset[tuple[str, str]]
@@ -97,7 +97,7 @@ def combinations(
     """Every non-empty combination the route publishes: its sort values and, per sort, the ordered row indexes.
 
     Each group of combinable filters is one grouped query; the orders a combination does not publish (every
-    sort but the default past ``SORT_DEPTH`` filters) are not computed. A combination two groups share (the
+    sort but the default past the route's ``sort_depth`` filters) are not computed. A combination two groups share (the
     unfiltered listing, say) keeps the version with the most sorts."""
     out: dict[Combination, tuple[tuple[str, ...], tuple[list[int], ...]]] = {}
     everything = route.sort_values
@@ -109,7 +109,7 @@ def combinations(
         lists = ", ".join(
             f"list(_idx ORDER BY {_order_by(route, s)})"
             + ("" if s == route.default_sort else
-               f" FILTER (WHERE {applied} <= {SORT_DEPTH})" if sortable else " FILTER (WHERE false)")
+               f" FILTER (WHERE {applied} <= {route.sort_depth})" if sortable else " FILTER (WHERE false)")
             + f" AS s{i}"
             for i, s in enumerate(everything)
         )

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from generator import serialize
-from generator.registry import EXPORT_ROUTE, LIST_ROUTES, SORT_DEPTH
+from generator.registry import EXPORT_ROUTE, LIST_ROUTES
 from generator.responses import Problem
 from generator.rewrites import NOT_FOUND_FILE, SITE_404_FILE
 
@@ -42,7 +42,7 @@ def problem_files() -> Iterator[tuple[str, bytes]]:
         detail = f"{route.path}: these filters can be used together, with `page`: {allowed}."
         if unsorted:
             sets = "; ".join(" + ".join(f"`{n}`" for n in names) for names in unsorted)
-            detail += (f" `sort` combines with at most {SORT_DEPTH} of them, and not with {sets}: such results "
+            detail += (f" `sort` combines with at most {route.sort_depth} of them, and not with {sets}: such results "
                        "come in the default order.")
         yield route.combination_error, problem(
             f"{route.name}-filter-combination", "Unsupported parameter combination", 404,

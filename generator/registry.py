@@ -36,7 +36,7 @@ MINIMUM_VALUATION_LADDER_USD: tuple[int, ...] = (
 )
 """Allowed values of ``minValuation``: whole-USD lower bounds (inclusive) on ``valuation_usd``."""
 
-SEARCH_PREFIX = (2, 3)
+SEARCH_PREFIX = (3, 3)
 """Shortest and longest indexed prefix on /api/search, in characters: a type-ahead client sends the first two or
 three characters of a word and narrows the results itself (each row carries its ``name``); a shorter word is
 indexed whole. Longer prefixes would cost a file per distinct prefix of every name (measured at 10k companies:
@@ -120,6 +120,8 @@ class ListRoute:
     default_sort: str
     per_page: int = PER_PAGE
     description: str = ""
+    sort_depth: int = SORT_DEPTH
+    """Most filters a query may combine with ``sort`` on this route (see ``SORT_DEPTH``)."""
     default_filters: tuple[tuple[str, str], ...] = ()
     """Applied when a query names none of the route's filters."""
     combinable: tuple[tuple[str, ...], ...] | None = None
@@ -175,7 +177,7 @@ class ListRoute:
     def sorts_for(self, names: set[str]) -> tuple[str, ...]:
         """The sort values published for a set of applied filters."""
         by_name = {f.name: f for f in self.filters}
-        if len(names) <= SORT_DEPTH and all(by_name[n].sortable for n in names):
+        if len(names) <= self.sort_depth and all(by_name[n].sortable for n in names):
             return self.sort_values
         return (self.default_sort,)
 
@@ -186,7 +188,7 @@ class ListRoute:
         out = [(f.name,) for f in self.filters if not f.sortable]
         for group in self.groups:
             names = [f.name for f in group if f.sortable]
-            out += [c for c in itertools.combinations(names, SORT_DEPTH + 1) if c not in out]
+            out += [c for c in itertools.combinations(names, self.sort_depth + 1) if c not in out]
         return out
 
 
@@ -364,7 +366,10 @@ ROUTES: tuple[ListRoute | DetailRoute | ExportRoute | DocumentRoute, ...] = (
             _category("sector", "Sector slug of the company.", "company.sector"),
         ),
         sorts=(SortField("date", "announced_date", ("desc",)), SortField("amount", "amount_usd", ("desc",))),
-        default_sort="-date",
+        default_sort="-date", sort_depth=0,
+        description="`sort=-amount` (largest first) applies to the whole feed: with a filter, rounds come newest "
+        "first (sorting every filtered feed by amount as well would publish each round twice more: 22 MB of the "
+        "600 MB budget at 10k companies).",
     ),
     ListRoute(
         name="trending", path="/api/trending", summary="Secondary-price movers and IPO-ready names",
@@ -416,7 +421,7 @@ ROUTES: tuple[ListRoute | DetailRoute | ExportRoute | DocumentRoute, ...] = (
     ),
     DetailRoute(
         name="investor", path="/api/investors", summary="Investor profile with portfolio and rounds led",
-        model=responses.InvestorProfile, key_names=("id", "slug"), builder="investor_profiles",
+        model=responses.InvestorProfile, key_names=("slug",), builder="investor_profiles",
     ),
     ListRoute(
         name="industries", path="/api/industries", summary="Industry-level aggregates",

@@ -39,10 +39,8 @@ class CompanyListItem(Out):
     id: int
     slug: str
     name: str
-    sector: str = Field(description="sector slug")
-    sector_name: str
+    sector: str = Field(description="sector slug (names: /api/industries)")
     country: str = Field(description="ISO 3166-1 alpha-2, lowercase")
-    country_name: str
     status: CompanyStatus
     ticker: str | None
     exchange: str | None = Field(description="exchange slug")
@@ -53,11 +51,7 @@ class CompanyListItem(Out):
     last_round_stage: RoundStage | None
     last_round_date: dt.date | None
     url: str = Field(description="path of the company profile")
-    valuation_is_current: bool = Field(description=CURRENT)
-    last_known_valuation_usd: int | None = Field(description="latest figure on record, current or not")
-    last_known_valuation_date: dt.date | None
-    other_transactions_usd: int | None = Field(description=OTHER)
-    valuation_currency_converted_from: str | None = Field(description=CONVERTED)
+    valuation_is_current: bool = Field(description=CURRENT + "; the profile has the last known figure")
 
 
 class Listing(Out):

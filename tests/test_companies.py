@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from generator.registry import MINIMUM_VALUATION_LADDER_USD, ROUTES, SORT_DEPTH
+from generator.registry import MINIMUM_VALUATION_LADDER_USD, ROUTES
 
 from . import oracle
 from .conftest import EMBEDDED, TINY, Served
@@ -79,7 +79,7 @@ def test_every_filter_combination_has_exactly_the_right_rows(served: tuple[Serve
         filters = {k: v for k, v in zip(dimensions, combination, strict=True) if v}
         matching = [c for c in companies if oracle.company_matches(c, filters)]
         sorts = COMPANIES.sorts_for(set(filters))
-        assert sorts == (COMPANIES.sort_values if len(filters) <= SORT_DEPTH else (COMPANIES.default_sort,))
+        assert sorts == (COMPANIES.sort_values if len(filters) <= COMPANIES.sort_depth else (COMPANIES.default_sort,))
         if not matching:
             assert not (site.root / COMPANIES.file_path(filters, sorts[0], 1).lstrip("/")).exists(), filters
             empty += 1

@@ -39,7 +39,6 @@ from generator.registry import (
     EXPORT_ROUTE,
     LIST_ROUTES,
     PAGE_PARAM,
-    SORT_DEPTH,
     SORT_PARAM,
     DetailRoute,
     DocumentRoute,
@@ -134,7 +133,7 @@ def expected_target(route: ListRoute, params: dict[str, str]) -> tuple[str, int]
         return route.combination_error, 404
     by_name = {f.name: f for f in route.filters}
     if SORT_PARAM in params and len(route.sort_values) > 1 and (
-        len(named) > SORT_DEPTH or not all(by_name[n].sortable for n in named)
+        len(named) > route.sort_depth or not all(by_name[n].sortable for n in named)
     ):
         return route.combination_error, 404  # such results come in the default order only
     sort = params.get(SORT_PARAM, route.default_sort)
@@ -705,9 +704,9 @@ def test_netlify_parser_reads_committed_toml_without_errors(tmp_path: Path) -> N
 
 def expected_rule_count() -> int:
     """From the registry alone. A listing has one rule per smallest set of filters that share no group, one per
-    smallest set that takes no sort (a text filter that sorts in the default order only; SORT_DEPTH + 1
-    filters of a group) when it has more than one sort, then one per distinct subset of (a group + sort + page)
-    that does not name such a set with sort. Then 4 for the export (format + table, any other format: a
+    smallest set that takes no sort (a text filter that sorts in the default order only; the route's
+    ``sort_depth`` + 1 filters of a group) when it has more than one sort, then one per distinct subset of
+    (a group + sort + page) that does not name such a set with sort. Then 4 for the export (format + table, any other format: a
     problem, table alone: a problem, neither) plus one per format (its whole dataset), one per document, one
     per detail route, and the /api/* catch-all."""
     total = 0
@@ -719,7 +718,7 @@ def expected_rule_count() -> int:
             names = [f.name for f in group]
             if sorted_routes:
                 sortable = [f.name for f in group if f.sortable]
-                unsorted |= {frozenset(c) for c in itertools.combinations(sortable, SORT_DEPTH + 1)}
+                unsorted |= {frozenset(c) for c in itertools.combinations(sortable, route.sort_depth + 1)}
             for size in range(len(names) + 3):
                 for c in itertools.combinations([*names, SORT_PARAM, PAGE_PARAM], size):
                     filters = frozenset(c) - {SORT_PARAM, PAGE_PARAM}

@@ -12,7 +12,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from generator import listing
+from generator import details, queries
 from generator.load import load
 from generator.schema import CompanyStatus
 
@@ -23,8 +23,8 @@ from .conftest import EMBEDDED, TINY
 def _rows(data: Path, name: str) -> list[dict]:
     con = duckdb.connect()
     info = load(data, con)
-    con.execute(listing.read_sql("views"))
-    sql = listing.read_sql(name)
+    con.execute(queries.read_sql("views"))
+    sql = queries.read_sql(name)
     result = con.execute(sql, {"as_of": info.as_of} if "$as_of" in sql else {})
     names = [d[0] for d in result.description]
     return [dict(zip(names, values, strict=True)) for values in result.fetchall()]
@@ -95,16 +95,27 @@ def test_movers_start_and_end_at_marks_dated_within_the_window(embedded_csv: dic
         assert (row["change"] > 0) == (row["kind"] == "gainers")
 
 
+def _profiles(data: Path) -> dict[int, dict]:
+    con = duckdb.connect()
+    info = load(data, con)
+    con.execute(queries.read_sql("views"))
+    return {p.id: p.model_dump() for _, p in details.company_profiles(con, info)}
+
+
 def test_company_rows_carry_status_and_only_current_valuations(embedded_csv: dict) -> None:
     rows = {r["id"]: r for r in _rows(EMBEDDED, "companies")}
+    profiles = _profiles(EMBEDDED)
     statuses = set(CompanyStatus.__args__)
     for c in embedded_csv["companies"]:
         row = rows[int(c["id"])]
         assert row["status"] == c["status"] in statuses
         assert row["valuation_usd"] == oracle.current_valuation(c)
         assert row["valuation_is_current"] == (oracle.current_valuation(c) is not None)
-        assert row["last_known_valuation_usd"] == (int(c["valuation_usd"]) if c["valuation_usd"] else None)
-    history = [r for r in rows.values() if r["status"] in ("acquired", "closed") and r["last_known_valuation_usd"]]
+        known = int(c["valuation_usd"]) if c["valuation_usd"] else None
+        assert profiles[int(c["id"])]["valuation_usd"] == known  # the profile keeps the last known figure
+        assert profiles[int(c["id"])]["valuation_is_current"] == row["valuation_is_current"]
+    history = [r for r in rows.values()
+               if r["status"] in ("acquired", "closed") and profiles[r["id"]]["valuation_usd"]]
     assert history and all(r["valuation_usd"] is None for r in history)
 
 
@@ -132,9 +143,11 @@ def test_totals_raised_are_equity_and_other_transactions_apart(embedded_csv: dic
         if r["amount_usd"]:
             target = equity if _kind(r) == "equity" else other
             target[int(r["company_id"])] = target.get(int(r["company_id"]), 0) + int(r["amount_usd"])
+    profiles = _profiles(EMBEDDED)
     for company_id, row in rows.items():
         assert row["total_raised_usd"] == equity.get(company_id)
-        assert row["other_transactions_usd"] == other.get(company_id)
+        assert profiles[company_id]["funding"]["total_raised_usd"] == equity.get(company_id)
+        assert profiles[company_id]["funding"]["other_transactions_usd"] == other.get(company_id)
     assert sum(other.values()) > 0.1 * sum(equity.values() or [0]), "buyouts, stake purchases and debt are apart"
 
 

@@ -1,14 +1,12 @@
 -- One row per company: the fields of a /api/companies listing row (CompanyListItem) plus filter columns.
 -- valuation_usd/_date/_basis are the current valuation only (company_valuation in views.sql says which are
--- current); the last known figure, current or not, is in last_known_valuation_usd/_date.
+-- current); the last known figure, current or not, is in the profile.
 SELECT
     c.id,
     c.slug,
     c.name,
     c.sector,
-    s.name AS sector_name,
     c.country,
-    n.name AS country_name,
     c.status,
     c.ticker,
     c.exchange,
@@ -19,13 +17,7 @@ SELECT
     r.last_round_stage,
     r.last_round_date,
     '/api/companies/' || c.slug || '.json' AS url,
-    v.valuation_is_current,
-    c.valuation_usd AS last_known_valuation_usd,
-    c.valuation_date AS last_known_valuation_date,
-    r.other_transactions_usd,
-    c.valuation_currency_converted_from
+    v.valuation_is_current
 FROM companies AS c
-JOIN sectors AS s ON s.slug = c.sector
-JOIN countries AS n ON n.code = c.country
 JOIN company_valuation AS v ON v.company_id = c.id
 LEFT JOIN company_funding AS r ON r.company_id = c.id

@@ -1,13 +1,12 @@
 -- Private companies on the as-of date: the company listing row plus last round, secondary marks, IPO plans.
 SELECT
-    c.id, c.slug, c.name, c.sector, s.name AS sector_name, c.country, n.name AS country_name, c.status,
+    c.id, c.slug, c.name, c.sector, c.country, c.status,
     c.ticker, c.exchange, v.current_valuation_usd AS valuation_usd,
     CASE WHEN v.valuation_is_current THEN c.valuation_date END AS valuation_date,
     CASE WHEN v.valuation_is_current THEN c.valuation_basis END AS valuation_basis,
     r.total_raised_usd, r.last_round_stage, r.last_round_date,
     '/api/companies/' || c.slug || '.json' AS url,
-    v.valuation_is_current, c.valuation_usd AS last_known_valuation_usd,
-    c.valuation_date AS last_known_valuation_date, r.other_transactions_usd, c.valuation_currency_converted_from,
+    v.valuation_is_current,
     r.last_round_post_money_usd,
     sp.latest_valuation_usd AS latest_secondary_valuation_usd,
     strftime(sp.latest_month, '%Y-%m') AS latest_secondary_month,
@@ -17,8 +16,6 @@ SELECT
     li.ipo_status,
     sp.latest_observed_date AS latest_secondary_observed_date
 FROM companies AS c
-JOIN sectors AS s ON s.slug = c.sector
-JOIN countries AS n ON n.code = c.country
 JOIN company_valuation AS v ON v.company_id = c.id
 LEFT JOIN company_funding AS r ON r.company_id = c.id
 LEFT JOIN company_secondary AS sp ON sp.company_id = c.id
