@@ -706,8 +706,8 @@ def expected_rule_count() -> int:
     """From the registry alone. A listing has one rule per smallest set of filters that share no group, one per
     smallest set that takes no sort (a text filter that sorts in the default order only; the route's
     ``sort_depth`` + 1 filters of a group) when it has more than one sort, then one per distinct subset of
-    (a group + sort + page) that does not name such a set with sort. Then 4 for the export (format + table, any other format: a
-    problem, table alone: a problem, neither) plus one per format (its whole dataset), one per document, one
+    (a group + sort + page) that does not name such a set with sort. Then 4 for the export (format + table,
+    any other format: a problem, table alone: a problem, neither) plus one per format (its whole dataset), one per document, one
     per detail route, and the /api/* catch-all."""
     total = 0
     for route in LIST_ROUTES:
