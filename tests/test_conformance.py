@@ -707,8 +707,8 @@ def expected_rule_count() -> int:
     smallest set that takes no sort (a text filter that sorts in the default order only; the route's
     ``sort_depth`` + 1 filters of a group) when it has more than one sort, then one per distinct subset of
     (a group + sort + page) that does not name such a set with sort. Then 4 for the export (format + table,
-    any other format: a problem, table alone: a problem, neither) plus one per format (its whole dataset), one per document, one
-    per detail route, and the /api/* catch-all."""
+    any other format: a problem, table alone: a problem, neither) plus one per format (its whole dataset), one
+    per document, one per detail route, and the /api/* catch-all."""
     total = 0
     for route in LIST_ROUTES:
         sorted_routes = len(route.sort_values) > 1
