@@ -99,7 +99,9 @@ def _query_regex(rule: Rule, captures: _Captures) -> str:
         if value is None:
             parts.append(f"(?=(?:.*&)?{re.escape(name)}=(?<{captures(name)}>[^&]*))")
         else:
-            parts.append(f"(?=(?:.*&)?{re.escape(name)}={re.escape(_check(value, 'query value'))}(?:&|$))")
+            # Each character also as its percent-escape, as `serve` and Netlify decode values before comparing.
+            spelled = "".join(f"(?:{re.escape(c)}|%{ord(c):02X}|%{ord(c):02x})" for c in _check(value, "query value"))
+            parts.append(f"(?=(?:.*&)?{re.escape(name)}={spelled}(?:&|$))")
     return "~^" + "".join(parts)
 
 
