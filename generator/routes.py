@@ -1,0 +1,239 @@
+"""The kinds of route and their URL layout: what ``registry.py`` declares each endpoint with.
+
+URL design. Query-string URLs (``/api/companies?sector=fintech&page=2``) are mapped by rewrite rules onto
+canonical files whose paths spell the same query as ``name=value`` folders in declaration order, the file
+itself named ``sort={sort},page={page}.json`` (pages without a filter in the folder ``all``):
+
+    /api/companies/sector=fintech/sort=-valuation,page=2.json
+    /api/companies/all/sort=name,page=1.json
+
+Those path-style URLs are the files themselves, so they work on any static host. Detail resources live at
+``{path}/{key}.json``; every listing file lies in a folder below ``{path}`` whose name contains ``=`` or is
+``all``, neither of which a slug or id can be, so the two never collide. One folder per filter combination,
+with every sort and page of it as files inside, keeps the number of folders low, which is what makes the
+build fast: on a real disk a folder costs several times a small file.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+from typing import Literal
+
+from pydantic import BaseModel
+
+FilterKind = Literal["category", "ladder", "year", "month", "text"]
+
+WORD_MAX = 40
+"""Longest indexed word of ``q`` on /api/companies and /api/pre-ipos, in characters."""
+
+PER_PAGE = 50
+"""Rows per listing page, the same on every route: large enough that most filter combinations fit on one
+page (so deep combinations cost one file per sort), small enough for a phone."""
+
+SORT_DEPTH = 1
+"""Most filters a query may combine with ``sort``: results with more filters come in the route's default order.
+Such results are small (most fit on one page, so a client can reorder them), and every sort of every deeper
+combination publishes each row once more per sort (measured: embedded data 16.6k files with every sort
+everywhere, against a 15k budget; 10k companies 855 MB with sorts up to two filters, against 600 MB)."""
+
+FACET_LIMIT = 30
+"""Most values a facet lists (the most frequent); a facet cut short is named in ``meta.facets_truncated``."""
+
+PAGE_PARAM = "page"
+SORT_PARAM = "sort"
+UNFILTERED = "all"
+"""Folder of the pages of a listing without filters (so that no listing file is a detail resource's path)."""
+
+
+@dataclass(frozen=True)
+class Filter:
+    """One filter dimension of a listing.
+
+    ``column`` is a column of the route's rows; a row matches a value when its column equals it (``multi``:
+    when its list contains it; ``ladder``: when it is at least the threshold; ``text``: when it is a whole word
+    of the text, or with ``prefixes`` (shortest, longest) a prefix of a word of that many characters, a shorter
+    word whole). ``domain`` is the
+    SQL over ``rows`` that lists the allowed values, or the values themselves (text filters take every indexed
+    word or prefix). ``sortable=False``: a query with this filter takes the route's default order only.
+    """
+
+    name: str
+    kind: FilterKind
+    column: str
+    description: str
+    domain: str | tuple[str | int, ...] = ()
+    multi: bool = False
+    prefixes: tuple[int, int] | None = None
+    sortable: bool = True
+
+    @property
+    def faceted(self) -> bool:
+        """Whether listings count this filter's refinements in ``meta.facets`` (every kind but text)."""
+        return self.kind != "text"
+
+
+@dataclass(frozen=True)
+class SortField:
+    """A sortable field: ``name`` asc and ``-name`` desc both allowed unless ``directions`` says otherwise."""
+
+    name: str
+    expression: str
+    directions: tuple[Literal["asc", "desc"], ...] = ("asc", "desc")
+
+    def values(self) -> tuple[str, ...]:
+        return tuple(self.name if d == "asc" else f"-{self.name}" for d in self.directions)
+
+
+@dataclass(frozen=True)
+class ListRoute:
+    name: str
+    path: str
+    summary: str
+    rows_sql: str
+    """Name of the SQL file in ``generator/sql`` giving one row per item (model fields, filter columns).
+    It may use the parameter ``$as_of``."""
+    model: type[BaseModel]
+    key: str
+    """Unique column: the final tie-break of every order."""
+    filters: tuple[Filter, ...]
+    sorts: tuple[SortField, ...]
+    default_sort: str
+    per_page: int = PER_PAGE
+    description: str = ""
+    sort_depth: int = SORT_DEPTH
+    """Most filters a query may combine with ``sort`` on this route (see ``SORT_DEPTH``)."""
+    default_filters: tuple[tuple[str, str], ...] = ()
+    """Applied when a query names none of the route's filters."""
+    combinable: tuple[tuple[str, ...], ...] | None = None
+    """Sets of filter names that may be used together; None: every filter with every other. A request naming
+    filters that share no set gets a problem response. Only a measured file budget refuses a combination."""
+
+    @property
+    def sort_values(self) -> tuple[str, ...]:
+        return tuple(value for sort in self.sorts for value in sort.values())
+
+    def file_path(self, filters: dict[str, str], sort: str, page: int | str) -> str:
+        """Canonical file of one page; ``filters`` in any order, only active ones."""
+        segments = [f"{f.name}={filters[f.name]}" for f in self.filters if f.name in filters] or [UNFILTERED]
+        return "/".join([self.path, *segments, f"{SORT_PARAM}={sort},{PAGE_PARAM}={page}.json"])
+
+    @property
+    def combination_error(self) -> str:
+        return f"/api/errors/{self.name}-filter-combination.json"
+
+    def sort_field(self, value: str) -> tuple[SortField, bool]:
+        """The field and whether it is descending, for a sort value such as ``-valuation``."""
+        name = value.removeprefix("-")
+        for sort in self.sorts:
+            if sort.name == name:
+                return sort, value.startswith("-")
+        raise KeyError(value)
+
+    @property
+    def groups(self) -> list[tuple[Filter, ...]]:
+        """Sets of filters that may be combined, each in declaration order."""
+        if self.combinable is None:
+            return [self.filters]
+        by_name = {f.name: f for f in self.filters}
+        return [tuple(by_name[n] for n in by_name if n in group) for group in self.combinable]
+
+    def incompatible_sets(self) -> list[tuple[str, ...]]:
+        """The smallest sets of filters that no group contains (pairs, or e.g. three filters that only
+        combine two at a time): a request naming all filters of one of them gets a problem response."""
+        names = [f.name for f in self.filters]
+        groups = [{f.name for f in g} for g in self.groups]
+        found: list[tuple[str, ...]] = []
+        for size in range(2, len(names) + 1):
+            for subset in itertools.combinations(names, size):
+                if any(set(subset) <= g for g in groups) or any(set(s) <= set(subset) for s in found):
+                    continue
+                found.append(subset)
+        return found
+
+    def combines(self, names: set[str]) -> bool:
+        """Whether these filters may be used together."""
+        return any(names <= {f.name for f in group} for group in self.groups)
+
+    def sorts_for(self, names: set[str]) -> tuple[str, ...]:
+        """The sort values published for a set of applied filters."""
+        by_name = {f.name: f for f in self.filters}
+        if len(names) <= self.sort_depth and all(by_name[n].sortable for n in names):
+            return self.sort_values
+        return (self.default_sort,)
+
+    def unsorted_sets(self) -> list[tuple[str, ...]]:
+        """The smallest filter sets that take the default order only (each refused with ``sort``)."""
+        if len(self.sort_values) < 2:
+            return []
+        out = [(f.name,) for f in self.filters if not f.sortable]
+        for group in self.groups:
+            names = [f.name for f in group if f.sortable]
+            out += [c for c in itertools.combinations(names, self.sort_depth + 1) if c not in out]
+        return out
+
+
+@dataclass(frozen=True)
+class DetailRoute:
+    """A single resource addressed by one of several keys (e.g. id or slug); every key gets the same body."""
+
+    name: str
+    path: str
+    """Collection path; the resource lives at ``{path}/{key}``."""
+    summary: str
+    model: type[BaseModel]
+    key_names: tuple[str, ...]
+    builder: str = field(compare=False)
+    """Name of the function in ``generator.details`` that yields (keys, body) for every resource."""
+    description: str = ""
+
+    def file_path(self, key: str) -> str:
+        return f"{self.path}/{key}.json"
+
+
+EXPORT_FORMATS: tuple[str, ...] = ("json", "csv", "parquet")
+EXPORT_DATASET = "dataset"
+"""The pseudo-table of the json export holding every table in one file."""
+
+
+@dataclass(frozen=True)
+class ExportRoute:
+    """The bulk dataset: every input table in each format, with a manifest per format and one overall."""
+
+    name: str
+    path: str
+    summary: str
+    formats: tuple[str, ...]
+    description: str = ""
+
+    def index_path(self) -> str:
+        """The manifest of every file."""
+        return f"{self.path}/index.json"
+
+    def file_path(self, export_format: str, table: str) -> str:
+        return f"{self.path}/{export_format}/{table}.{export_format}"
+
+    def dataset_path(self, export_format: str) -> str:
+        """The whole dataset in one file: json one document, other formats a zip of every table plus manifest."""
+        if export_format == "json":
+            return self.file_path("json", EXPORT_DATASET)
+        return f"{self.path}/{export_format}/{EXPORT_DATASET}.zip"
+
+    @property
+    def table_without_format_error(self) -> str:
+        return f"/api/errors/{self.name}-table-without-format.json"
+
+    @property
+    def unknown_format_error(self) -> str:
+        return f"/api/errors/{self.name}-unknown-format.json"
+
+
+@dataclass(frozen=True)
+class DocumentRoute:
+    """One generated document served at an extensionless path (e.g. the OpenAPI description)."""
+
+    name: str
+    path: str
+    file: str
+    summary: str
+    description: str = ""
