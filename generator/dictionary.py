@@ -35,7 +35,7 @@ Derived figures:
   current unless `companies.valuation_is_current` is false; an acquired company's figure (acquisition price or
   last private mark) and a closed company's last mark are history. The API's `valuation_usd` in listings,
   `sort=valuation`, `minValuation`, sector ranks and industry totals use current valuations only; the last known
-  figure stays in `last_known_valuation_usd` and the profile.
+  figure stays in the profile (`valuation_usd` with `valuation_is_current` false).
 - **Funding totals**: `total_raised_usd` sums rounds of new equity (`transaction` equity, convertible notes
   included); stake purchases of existing shares, buyouts and debt are summed apart as `other_transactions_usd`.
 - **Secondary marks** (`secondary_prices.csv`) are observed transactions only: a tender offer or secondary sale
