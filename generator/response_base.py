@@ -14,4 +14,4 @@ CONVERTED = "ISO 4217 currency the figure was reported in when converted to USD;
 
 
 class Out(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)  # JSON has no NaN: refuse it at validation

