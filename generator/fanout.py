@@ -24,7 +24,7 @@ import duckdb
 from generator import listing
 from generator.registry import LIST_ROUTES, ListRoute
 from generator.schema import DatasetInfo
-from generator.writer import OutputWriter, StagedFiles, WriteStats
+from generator.writer import OutputWriter, StagedFiles, WriteStats, read_digests
 
 SNAPSHOT_FILE = "listings.duckdb"
 PR_SET_PDEATHSIG = 1
@@ -36,14 +36,17 @@ class RouteResult:
     domains: dict[str, list[str]] = field(default_factory=dict)
     """Allowed values of each filter: the ones that have files."""
     stats: WriteStats = field(default_factory=WriteStats)
+    digests: dict[str, tuple[str, int]] = field(default_factory=dict)
+    rewritten: set[str] = field(default_factory=set)
 
 
 def render_route(
-    con: duckdb.DuckDBPyConnection, route: ListRoute, info: DatasetInfo, staging: str, previous: str | None
+    con: duckdb.DuckDBPyConnection, route: ListRoute, info: DatasetInfo, staging: str, previous: str | None,
+    previous_digests: dict[str, tuple[str, int]] | None = None,
 ) -> RouteResult:
     """Write every page of one route into the staging folder; its own ``StagedFiles`` counts what it wrote."""
-    files = StagedFiles(staging, previous)
-    result = RouteResult(route.name, stats=files.stats)
+    files = StagedFiles(staging, previous, previous_digests)
+    result = RouteResult(route.name, stats=files.stats, digests=files.digests, rewritten=files.rewritten)
     for page in listing.render(con, route, info, result.domains):
         files.write(page.path, page.body)
     return result
@@ -65,13 +68,13 @@ def _init_worker(parent: int, snapshot: str, staging: str, previous: str | None,
         os._exit(1)
     con = duckdb.connect(snapshot, read_only=True, config={"threads": 1})
     con.execute("SET enable_progress_bar = false")
-    _worker.update(con=con, staging=staging, previous=previous, info=info)
+    _worker.update(con=con, staging=staging, previous=previous, info=info, digests=read_digests(previous))
 
 
 def _render_in_worker(name: str) -> RouteResult:
     route = next(r for r in LIST_ROUTES if r.name == name)
-    con, info, staging, previous = (_worker[k] for k in ("con", "info", "staging", "previous"))
-    return render_route(con, route, info, staging, previous)  # type: ignore[arg-type]
+    con, info, staging, previous, digests = (_worker[k] for k in ("con", "info", "staging", "previous", "digests"))
+    return render_route(con, route, info, staging, previous, digests)  # type: ignore[arg-type]
 
 
 class Listings:
@@ -104,12 +107,14 @@ class Listings:
     def results(self) -> dict[str, RouteResult]:
         """Every route's result, by route name, in registry order; their files count into the writer's stats."""
         if self._pool is None:
-            done = [render_route(self._con, r, self._info, self._staging, self._previous) for r in LIST_ROUTES]
+            digests = self._writer.previous_digests
+            done = [render_route(self._con, r, self._info, self._staging, self._previous, digests)
+                    for r in LIST_ROUTES]
         else:
             done = [future.result() for future in self._futures]
         by_name = {result.name: result for result in done}
         for result in done:
-            self._writer.stats.add(result.stats)
+            self._writer.merge(result.digests, result.rewritten, result.stats)
         return {route.name: by_name[route.name] for route in LIST_ROUTES}
 
     def __exit__(self, *exc: object) -> None:

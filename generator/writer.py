@@ -1,7 +1,11 @@
 """Atomic, incremental output: build into a staging folder beside the output, then swap it in.
 
 - A file whose bytes equal the previous build's file is hard-linked from it, so a no-op rebuild rewrites no
-  file and every mtime stays as it was.
+  file and every mtime stays as it was. Equality is decided by the digest manifest the previous build left
+  (``DIGESTS_FILE``: path, blake2b digest and size of every file) plus a size check, not by reading the old
+  file back; a previous output without the manifest is compared byte by byte.
+- ``changes()`` lists the files added, changed and removed against the previous output (a deploy uploads just
+  those); top-level dotfiles are the generator's own bookkeeping and are not listed.
 - The swap exchanges the two folders in one ``renameat2(RENAME_EXCHANGE)`` call where the kernel has it, so a
   build killed at any moment leaves the previous output whole (at worst a stale staging folder, removed by the
   next build).
@@ -12,6 +16,7 @@ from __future__ import annotations
 
 import ctypes
 import errno
+import hashlib
 import os
 import shutil
 import stat
@@ -21,6 +26,8 @@ from pathlib import Path, PurePosixPath
 STAGING_SUFFIX = ".staging"
 RETIRED_SUFFIX = ".retired"
 SCRATCH_DIR = ".scratch"
+DIGESTS_FILE = ".company-ipo-api.digests"
+"""Every file of the output but itself: ``path<TAB>digest<TAB>size`` per line, sorted by path."""
 
 
 class OutputError(Exception):
@@ -60,6 +67,38 @@ def _exchange(a: Path, b: Path) -> bool:
     raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()), str(a))
 
 
+def digest(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def read_digests(folder: str | None) -> dict[str, tuple[str, int]] | None:
+    """The digest manifest of an output folder: path -> (digest, size); None where there is none."""
+    if folder is None:
+        return None
+    try:
+        with open(os.path.join(folder, DIGESTS_FILE), encoding="utf-8") as handle:
+            lines = handle.read().splitlines()
+    except (OSError, UnicodeDecodeError):
+        return None
+    out: dict[str, tuple[str, int]] = {}
+    for line in lines:
+        path, _, rest = line.partition("\t")
+        hexdigest, _, size = rest.partition("\t")
+        if not size.isdigit():
+            return None  # damaged: compare byte by byte instead
+        out[path] = (hexdigest, int(size))
+    return out
+
+
+def _same_size_file(path: str, size: int) -> bool:
+    """Whether a regular file (not a link to elsewhere) of ``size`` bytes is at ``path``."""
+    try:
+        status = os.lstat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return False
+    return stat.S_ISREG(status.st_mode) and status.st_size == size
+
+
 def _same_file_content(path: str, data: bytes) -> bool:
     """Whether a regular file (not a link to elsewhere) holds exactly ``data``."""
     try:
@@ -72,17 +111,48 @@ def _same_file_content(path: str, data: bytes) -> bool:
         return handle.read() == data
 
 
+@dataclass
+class Changes:
+    """What a build changed in its output: relative paths, sorted."""
+
+    added: list[str]
+    changed: list[str]
+    removed: list[str]
+
+    def summary(self) -> str:
+        return f"{len(self.added):,} added, {len(self.changed):,} changed, {len(self.removed):,} removed"
+
+    def as_json(self) -> dict[str, object]:
+        counts = {"added": len(self.added), "changed": len(self.changed), "removed": len(self.removed)}
+        return {"counts": counts, "added": self.added, "changed": self.changed, "removed": self.removed}
+
+
+def _files_under(root: str) -> set[str]:
+    found: set[str] = set()
+    prefix = len(root) + 1
+    for folder, _, files in os.walk(root):
+        found.update(os.path.join(folder, name)[prefix:] for name in files)
+    return found
+
+
 class StagedFiles:
     """Writes files into an existing staging folder, hard-linking those equal to the previous output's.
 
     Several processes may each hold one for the same staging folder (``OutputWriter`` owns the folder itself).
     """
 
-    def __init__(self, staging: str, previous: str | None) -> None:
+    def __init__(
+        self, staging: str, previous: str | None, previous_digests: dict[str, tuple[str, int]] | None = None
+    ) -> None:
         self._staging = staging
         self._previous = previous
+        self._previous_digests = previous_digests
         self._dirs: set[str] = set()
         self.stats = WriteStats()
+        self.digests: dict[str, tuple[str, int]] = {}
+        """What this writer wrote: path -> (digest, size)."""
+        self.rewritten: set[str] = set()
+        """Paths written afresh (new or changed content); the others were hard-linked from the previous output."""
 
     @staticmethod
     def relative(path: str) -> PurePosixPath:
@@ -99,23 +169,40 @@ class StagedFiles:
         if parent not in self._dirs:
             os.makedirs(parent, exist_ok=True)
             self._dirs.add(parent)
+        hexdigest = digest(data)
         try:  # exclusive creation: the staging folder itself refuses a second write to a path
-            if self._previous is not None:
-                old = os.path.join(self._previous, key)
-                if _same_file_content(old, data):
-                    os.link(old, target)
-                    self._count(data, written=False)
-                    return
+            if self._previous is not None and self._unchanged(key, hexdigest, data):
+                os.link(os.path.join(self._previous, key), target)
+                self._count(key, hexdigest, data, written=False)
+                return
             with open(target, "xb") as handle:
                 handle.write(data)
         except FileExistsError:
             raise OutputError(f"two writes to the same file: {key}") from None
-        self._count(data, written=True)
+        self._count(key, hexdigest, data, written=True)
 
-    def _count(self, data: bytes, *, written: bool) -> None:
+    def _unchanged(self, key: str, hexdigest: str, data: bytes) -> bool:
+        """Whether the previous output holds ``data`` at ``key``: by its digest manifest where it lists the path
+        (and the file there has the listed size), else by reading the file back."""
+        old = os.path.join(self._previous, key)  # type: ignore[arg-type]
+        listed = self._previous_digests.get(key) if self._previous_digests is not None else None
+        if listed is not None:
+            return listed == (hexdigest, len(data)) and _same_size_file(old, len(data))
+        return _same_file_content(old, data)
+
+    def _count(self, key: str, hexdigest: str, data: bytes, *, written: bool) -> None:
         self.stats.files += 1
         self.stats.bytes += len(data)
         self.stats.written += written
+        self.digests[key] = (hexdigest, len(data))
+        if written:
+            self.rewritten.add(key)
+
+    def merge(self, digests: dict[str, tuple[str, int]], rewritten: set[str], stats: WriteStats) -> None:
+        """Count in what another ``StagedFiles`` (a worker's) wrote into the same staging folder."""
+        self.digests.update(digests)
+        self.rewritten |= rewritten
+        self.stats.add(stats)
 
 
 class OutputWriter(StagedFiles):
@@ -128,7 +215,8 @@ class OutputWriter(StagedFiles):
         self.staging = _sibling(self.out, STAGING_SUFFIX)
         self.retired = _sibling(self.out, RETIRED_SUFFIX)
         self.previous = self.out if self.out.is_dir() else None
-        super().__init__(str(self.staging), str(self.previous) if self.previous is not None else None)
+        previous = str(self.previous) if self.previous is not None else None
+        super().__init__(str(self.staging), previous, read_digests(previous))
         for leftover in (self.staging, self.retired):
             if leftover.exists():
                 shutil.rmtree(leftover)
@@ -140,6 +228,32 @@ class OutputWriter(StagedFiles):
         folder = os.path.join(self._staging, SCRATCH_DIR)
         os.makedirs(folder, exist_ok=True)
         return os.path.join(folder, os.path.basename(name))
+
+    @property
+    def previous_digests(self) -> dict[str, tuple[str, int]] | None:
+        return self._previous_digests
+
+    def write_digests(self) -> bytes:
+        """Write the digest manifest of everything written so far (call it last, before ``commit``)."""
+        body = "".join(f"{path}\t{d}\t{size}\n" for path, (d, size) in sorted(self.digests.items()))
+        data = body.encode("utf-8")
+        self.write(DIGESTS_FILE, data)
+        return data
+
+    def changes(self) -> Changes:
+        """Files added, changed and removed against the previous output (top-level dotfiles left out)."""
+        if self._previous_digests is not None:
+            old = set(self._previous_digests)
+        elif self.previous is not None:
+            old = _files_under(str(self.previous))
+        else:
+            old = set()
+        new = set(self.digests)
+
+        def published(paths: set[str]) -> list[str]:
+            return sorted(p for p in paths if not p.startswith("."))
+
+        return Changes(published(new - old), published(new & old & self.rewritten), published(old - new))
 
     def commit(self) -> None:
         """Make the staged files the output, atomically where the system allows."""
