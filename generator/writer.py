@@ -6,6 +6,7 @@
   file back; a previous output without the manifest is compared byte by byte.
 - ``changes()`` lists the files added, changed and removed against the previous output (a deploy uploads just
   those); top-level dotfiles are the generator's own bookkeeping and are not listed.
+- The previous output is kept as ``.<name>.retired`` until the next build, which removes it in the background.
 - The swap exchanges the two folders in one ``renameat2(RENAME_EXCHANGE)`` call where the kernel has it, so a
   build killed at any moment leaves the previous output whole (at worst a stale staging folder, removed by the
   next build).
@@ -20,6 +21,7 @@ import hashlib
 import os
 import shutil
 import stat
+import threading
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -217,9 +219,12 @@ class OutputWriter(StagedFiles):
         self.previous = self.out if self.out.is_dir() else None
         previous = str(self.previous) if self.previous is not None else None
         super().__init__(str(self.staging), previous, read_digests(previous))
-        for leftover in (self.staging, self.retired):
-            if leftover.exists():
-                shutil.rmtree(leftover)
+        if self.staging.exists():  # left by a killed build
+            shutil.rmtree(self.staging)
+        # The output the previous build replaced: removed while this build validates and renders (the removal of
+        # ~150k hard links takes as long as a rebuild's rendering on a busy disk), joined before the swap.
+        self._retiring = threading.Thread(target=shutil.rmtree, args=(self.retired, True), name="retire")
+        self._retiring.start()
         self.out.parent.mkdir(parents=True, exist_ok=True)
         self.staging.mkdir()
 
@@ -256,17 +261,24 @@ class OutputWriter(StagedFiles):
         return Changes(published(new - old), published(new & old & self.rewritten), published(old - new))
 
     def commit(self) -> None:
-        """Make the staged files the output, atomically where the system allows."""
+        """Make the staged files the output, atomically where the system allows.
+
+        The previous output is kept whole beside it as ``.<name>.retired`` (hard links: it costs directory
+        entries and the files that changed) and removed by the next build while that one renders, so a rebuild
+        does not wait for the removal of every unchanged file."""
         shutil.rmtree(os.path.join(self._staging, SCRATCH_DIR), ignore_errors=True)
+        self._retiring.join()
+        if self.retired.exists():  # the removal failed (permissions, say): do it now, loudly
+            shutil.rmtree(self.retired)
         if self.out.exists():
             if not _exchange(self.staging, self.out):
                 os.rename(self.out, self.retired)
                 os.rename(self.staging, self.out)
-                shutil.rmtree(self.retired)
                 return
-            shutil.rmtree(self.staging)  # now holds the previous output
+            os.rename(self.staging, self.retired)  # now holds the previous output
         else:
             os.rename(self.staging, self.out)
 
     def abort(self) -> None:
+        self._retiring.join()
         shutil.rmtree(self.staging, ignore_errors=True)

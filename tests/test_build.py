@@ -48,7 +48,8 @@ def test_noop_rebuild_rewrites_no_file(tmp_path: Path) -> None:
     second = build(BuildConfig(TINY, out, force=True))  # the full pipeline, not the unchanged-inputs shortcut
     assert second.written == 0 and second.files == first.files
     assert inodes(out) == before
-    assert not any(p.name.startswith(".dist.") for p in tmp_path.iterdir()), "staging folder left behind"
+    assert not (tmp_path / ".dist.staging").exists(), "staging folder left behind"
+    assert tree(tmp_path / ".dist.retired") == tree(out), "the previous output is kept whole until the next build"
 
 
 def test_unchanged_inputs_skip_the_build_unless_forced(tmp_path: Path) -> None:
@@ -76,9 +77,12 @@ def test_changed_company_rewrites_only_changed_files(tmp_path: Path) -> None:
     profiles = {"api/companies/10.json", "api/companies/figma.json"}
     exports = {f"api/export/{f}/companies.{f}" for f in ("json", "csv", "parquet")}
     manifests = {"api/export/json/dataset.json", "api/export/json/index.json", "api/export/csv/index.json",
-                 "api/export/parquet/index.json", ".company-ipo-api"}  # the marker records the inputs' fingerprint
+                 "api/export/parquet/index.json", ".company-ipo-api",  # the marker records the inputs' fingerprint
+                 ".company-ipo-api.digests"}
     assert profiles | exports <= changed <= profiles | exports | manifests
     assert report.written == len(changed)
+    assert report.changes is not None and not report.changes.added and not report.changes.removed
+    assert set(report.changes.changed) == {p for p in changed if not p.startswith(".")}
 
 
 def test_bad_data_leaves_previous_output_untouched(tmp_path: Path, tiny_build: Path) -> None:
@@ -138,7 +142,7 @@ def test_killed_build_leaves_previous_output_whole(tmp_path: Path, tiny_build: P
     assert any(p.name == ".dist.staging" for p in tmp_path.iterdir()), "no kill happened during a build"
     build(BuildConfig(TINY, out, force=True))  # and the next build cleans up what the killed ones left
     assert tree(out) == expected
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["dist"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".dist.retired", "dist"]  # the previous output
 
 
 def test_worker_processes_write_the_same_bytes(tmp_path: Path, tiny_build: Path) -> None:
