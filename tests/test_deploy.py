@@ -3,6 +3,7 @@ actionlint, the Cloudflare Pages ``_headers`` file against the rewrite layer's h
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -142,3 +143,57 @@ def test_nightly_workflow_passes_actionlint(tmp_path: Path) -> None:
     broken.write_text(workflow.read_text().replace("runs-on:", "runs_on:"))
     bad = subprocess.run([*lint, str(broken)], capture_output=True, text=True, cwd=ROOT)
     assert bad.returncode == 1 and any("runs_on" in f["message"] for f in json.loads(bad.stdout))
+
+
+NETLIFY_CLI = ROOT / "tests" / "netlify" / "dev" / "node_modules" / ".bin" / "netlify"
+
+
+def _netlify_urls() -> list[str]:
+    """Query-string and pretty URLs of every listing, details, documents and misses."""
+    from generator.registry import LIST_ROUTES
+
+    urls = ["/", "/api/openapi.json", "/api/companies/figma", "/api/companies/10", "/api/companies/nobody",
+            "/api/nope", "/api/companies?bogus=1"]
+    for route in LIST_ROUTES:
+        urls += [route.path, f"{route.path}?page=2", f"{route.path}?page=999"]
+        urls += [f"{route.path}?sort={s}" for s in route.sort_values[:2]]
+        urls += [f"{route.path}?{f.name}=us" for f in route.filters[:2]]
+    return urls
+
+
+def test_netlify_dev_offline_serves_the_rewrites_like_serve(tmp_path: Path, tiny_build: Path) -> None:
+    """``netlify dev`` (netlify-cli, offline, in a network namespace with loopback only) over a build: every URL
+    gets the status and body the rewrite layer (``generator.serve``) gives, with the CORS header."""
+    from generator.serve import Site
+
+    if not NETLIFY_CLI.exists() or shutil.which("unshare") is None:
+        pytest.skip("netlify-cli not installed (scripts/test: npm ci --ignore-scripts in tests/netlify/dev)")
+    probe = subprocess.run(["unshare", "-n", "-r", "true"], capture_output=True)
+    if probe.returncode != 0:
+        pytest.skip(f"no network namespace here: {probe.stderr.decode().strip()}")
+    site = tmp_path / "site"
+    shutil.copytree(tiny_build, site / "dist")
+    shutil.copy(ROOT / "netlify.toml", site / "netlify.toml")
+    (tmp_path / "home").mkdir()
+    urls = _netlify_urls()
+    (tmp_path / "urls.json").write_text(json.dumps(urls))
+    env = {**os.environ, "HOME": str(tmp_path / "home")}
+    done = subprocess.run(
+        ["unshare", "-n", "-r", sys.executable, str(ROOT / "tests" / "netlify" / "dev_table.py"), str(NETLIFY_CLI),
+         str(site), "8888", str(tmp_path / "urls.json")], env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    table = json.loads(done.stdout)
+    local = Site(site / "dist")
+    mismatches = []
+    for url in urls:
+        path, _, query = url.partition("?")
+        status, file, _ = local.resolve(path, query)
+        body = file.read_bytes() if file is not None else b""
+        got = table[url]
+        if (got["status"], got["sha256"]) != (status, hashlib.sha256(body).hexdigest()):
+            mismatches.append((url, got["status"], status))
+        if path.startswith("/api/") and got["access-control-allow-origin"] != "*":
+            mismatches.append((url, "no CORS header", got["access-control-allow-origin"]))
+    assert not mismatches, mismatches
+    statuses = [row["status"] for row in table.values()]
+    assert statuses.count(200) >= 30 and statuses.count(404) >= 5  # both files and misses were compared
