@@ -181,7 +181,7 @@ def build(config: BuildConfig, progress: Progress = lambda _: None) -> BuildRepo
             stage("exports")
 
         workers = config.workers if config.workers is not None else fanout.default_workers(companies)
-        with fanout.Listings(con, info, writer, workers) as listings:
+        with fanout.Listings(con, info, writer, workers, progress) as listings:
             if workers:  # the worker processes render the listings meanwhile
                 progress(f"listings: rendered by {workers} worker processes")
                 details_and_exports()

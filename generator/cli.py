@@ -157,14 +157,16 @@ def netlify_toml(check_only: bool, path: Path) -> None:
 @click.option("--port", default=8080, show_default=True, type=int, help="Port on 127.0.0.1.")
 @click.option("--out", "out", type=click.Path(path_type=Path, dir_okay=False), default=None,
               help="Write the config here instead of standard output.")
-def nginx_conf(root: Path, port: int, out: Path | None) -> None:
+@click.option("--include", "include", is_flag=True,
+              help="Only the maps and the server block, for `include` inside your own nginx http { } block.")
+def nginx_conf(root: Path, port: int, out: Path | None, include: bool) -> None:
     """Print (or write) an nginx.conf serving a build with the rewrite rules of netlify.toml.
 
     Run it with: nginx -c "$PWD/FILE" -p PREFIX -e stderr  (pid, temp files and logs stay inside PREFIX).
     """
     from generator.configs import nginx_conf as render
 
-    text = render(root, port)
+    text = render(root, port, standalone=not include)
     if out is None:
         click.echo(text, nl=False)
         return

@@ -166,11 +166,14 @@ def _types() -> list[tuple[str, list[str]]]:
     return list(by_type.items())
 
 
-def nginx_conf(root: Path, port: int) -> str:
+def nginx_conf(root: Path, port: int, standalone: bool = True) -> str:
     """A complete nginx.conf serving the built folder ``root`` on 127.0.0.1:``port`` with the rules of netlify.toml.
 
     Run it in the foreground with ``nginx -c FILE -p PREFIX -e stderr``: pid, lock and temp files go below PREFIX.
+    ``standalone=False``: only the maps and the server block, to ``include`` inside an existing ``http`` block.
     """
+    types_block = "\n".join(["  types {", *(f'    "{t}" {" ".join(e)};' for t, e in _types()), "  }",
+                              "  default_type application/octet-stream;"])
     rule_list = rules()
     captures = _Captures()
     groups, paths = _groups_and_paths(rule_list, captures)
@@ -180,7 +183,8 @@ def nginx_conf(root: Path, port: int) -> str:
         rule_count=len(rule_list),
         root=_check(str(root.resolve()), "root folder"),
         port=int(port),
-        types=_types(),
+        types_block=types_block,
+        standalone=standalone,
         groups=groups,
         paths=paths,
         headers=headers,

@@ -11,6 +11,7 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -197,3 +198,56 @@ def test_netlify_dev_offline_serves_the_rewrites_like_serve(tmp_path: Path, tiny
     assert not mismatches, mismatches
     statuses = [row["status"] for row in table.values()]
     assert statuses.count(200) >= 30 and statuses.count(404) >= 5  # both files and misses were compared
+
+
+def test_nginx_include_mode_inside_an_existing_http_block(tmp_path: Path, tiny_build: Path) -> None:
+    """``nginx-conf --include``: the maps and server block, included in a host's own http block, serve the URL
+    table like the rewrite layer."""
+    from generator.serve import Site
+
+    nginx = shutil.which("nginx") or ("/usr/sbin/nginx" if Path("/usr/sbin/nginx").exists() else None)
+    if nginx is None:
+        pytest.skip("nginx not installed (scripts/test installs it)")
+    port = _free_port()
+    result = CliRunner().invoke(main, ["nginx-conf", "--include", "--root", str(tiny_build), "--port", str(port),
+                                       "--out", str(tmp_path / "api.conf")])
+    assert result.exit_code == 0, result.output
+    included = (tmp_path / "api.conf").read_text()
+    assert "\nevents {" not in included and "\nhttp {" not in included and "\n  server {" in included
+    (tmp_path / "nginx.conf").write_text(
+        "daemon off; master_process off; worker_processes 1; pid nginx.pid; lock_file nginx.lock;\n"
+        "error_log stderr warn;\nevents { worker_connections 64; }\n"
+        "http {\n  access_log off; client_body_temp_path body_temp; proxy_temp_path proxy_temp;\n"
+        "  fastcgi_temp_path fastcgi_temp; uwsgi_temp_path uwsgi_temp; scgi_temp_path scgi_temp;\n"
+        f"  include {tmp_path / 'api.conf'};\n}}\n")
+    server = subprocess.Popen([nginx, "-c", str(tmp_path / "nginx.conf"), "-p", str(tmp_path), "-e", "stderr"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        base = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                urllib.request.urlopen(base + "/", timeout=1).close()
+                break
+            except OSError:
+                if time.monotonic() > deadline or server.poll() is not None:
+                    pytest.fail(f"nginx did not start: {server.stderr.read().decode() if server.stderr else ''}")
+                time.sleep(0.1)
+        local = Site(tiny_build)
+        mismatches = []
+        for url in _netlify_urls():
+            path, _, query = url.partition("?")
+            status, file, _ = local.resolve(path, query)
+            try:
+                with urllib.request.urlopen(base + url, timeout=10) as response:
+                    got = (response.status, response.read(), response.headers.get("Content-Type"))
+            except urllib.error.HTTPError as error:
+                got = (error.code, error.read(), error.headers.get("Content-Type"))
+            if got[:2] != (status, file.read_bytes() if file is not None else b""):
+                mismatches.append((url, got[0], status))
+            if file is not None and file.suffix == ".json" and "/errors/" not in str(file) and status == 200:
+                assert got[2] == "application/json; charset=utf-8", url
+        assert not mismatches, mismatches
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
