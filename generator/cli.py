@@ -151,6 +151,20 @@ def netlify_toml(check_only: bool, path: Path) -> None:
     _write_or_check(path, render(), check_only, "netlify-toml")
 
 
+@main.command("cloudflare-headers")
+@click.option("--out", "out", type=click.Path(path_type=Path, dir_okay=False), default=None,
+              help="Write the file here (e.g. dist/_headers) instead of standard output.")
+def cloudflare_headers(out: Path | None) -> None:
+    """Print (or write) the _headers file of Cloudflare Pages: CORS, caching, error document types."""
+    from generator.configs import cloudflare_headers as render
+
+    if out is None:
+        click.echo(render(), nl=False)
+        return
+    out.write_text(render(), encoding="utf-8")
+    click.echo(f"wrote {out}", err=True)
+
+
 @main.command("nginx-conf")
 @click.option("--root", "root", type=click.Path(path_type=Path, file_okay=False), default=DEFAULT_OUT,
               show_default=True, help="Built output folder the mirror serves.")

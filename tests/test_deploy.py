@@ -162,28 +162,38 @@ def _netlify_urls() -> list[str]:
     return urls
 
 
+def _namespace_or_skip(cli: Path, install: str) -> None:
+    if not cli.exists() or shutil.which("unshare") is None:
+        pytest.skip(f"{cli.name} not installed (scripts/test: {install})")
+    probe = subprocess.run(["unshare", "-n", "-r", "true"], capture_output=True)
+    if probe.returncode != 0:
+        pytest.skip(f"no network namespace here: {probe.stderr.decode().strip()}")
+
+
+def _dev_table(tmp_path: Path, site: Path, urls: list[str], command: list[str], port: str) -> dict[str, dict]:
+    """Run a host's dev server over ``site`` in a network namespace with loopback only; the URL table."""
+    (tmp_path / "home").mkdir(exist_ok=True)
+    (tmp_path / "urls.json").write_text(json.dumps(urls))
+    env = {**os.environ, "HOME": str(tmp_path / "home")}
+    done = subprocess.run(
+        ["unshare", "-n", "-r", sys.executable, str(ROOT / "tests" / "dev_table.py"), str(site), port,
+         str(tmp_path / "urls.json"), "--", *command], env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return json.loads(done.stdout)
+
+
 def test_netlify_dev_offline_serves_the_rewrites_like_serve(tmp_path: Path, tiny_build: Path) -> None:
     """``netlify dev`` (netlify-cli, offline, in a network namespace with loopback only) over a build: every URL
     gets the status and body the rewrite layer (``generator.serve``) gives, with the CORS header."""
     from generator.serve import Site
 
-    if not NETLIFY_CLI.exists() or shutil.which("unshare") is None:
-        pytest.skip("netlify-cli not installed (scripts/test: npm ci --ignore-scripts in tests/netlify/dev)")
-    probe = subprocess.run(["unshare", "-n", "-r", "true"], capture_output=True)
-    if probe.returncode != 0:
-        pytest.skip(f"no network namespace here: {probe.stderr.decode().strip()}")
+    _namespace_or_skip(NETLIFY_CLI, "npm ci --ignore-scripts in tests/netlify/dev")
     site = tmp_path / "site"
     shutil.copytree(tiny_build, site / "dist")
     shutil.copy(ROOT / "netlify.toml", site / "netlify.toml")
-    (tmp_path / "home").mkdir()
     urls = _netlify_urls()
-    (tmp_path / "urls.json").write_text(json.dumps(urls))
-    env = {**os.environ, "HOME": str(tmp_path / "home")}
-    done = subprocess.run(
-        ["unshare", "-n", "-r", sys.executable, str(ROOT / "tests" / "netlify" / "dev_table.py"), str(NETLIFY_CLI),
-         str(site), "8888", str(tmp_path / "urls.json")], env=env, capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr[-2000:]
-    table = json.loads(done.stdout)
+    table = _dev_table(tmp_path, site, urls, [str(NETLIFY_CLI), "dev", "--offline", "--internal-disable-edge-functions",
+                                              "--framework", "#static", "--dir", "dist", "--port", "8888"], "8888")
     local = Site(site / "dist")
     mismatches = []
     for url in urls:
@@ -251,3 +261,31 @@ def test_nginx_include_mode_inside_an_existing_http_block(tmp_path: Path, tiny_b
     finally:
         server.terminate()
         server.wait(timeout=10)
+
+
+WRANGLER = ROOT / "tests" / "cloudflare" / "node_modules" / ".bin" / "wrangler"
+
+
+def test_wrangler_pages_dev_serves_path_style_urls_with_headers(tmp_path: Path, tiny_build: Path) -> None:
+    """``wrangler pages dev`` (offline, loopback only) over a build with the generated ``_headers``: path-style
+    URLs are served as files with CORS and caching, error documents as problem+json; query strings are ignored
+    (Cloudflare Pages has no query rewrites), so the query-string form of a listing is not available there."""
+    _namespace_or_skip(WRANGLER, "npm ci in tests/cloudflare")
+    site = tmp_path / "site"
+    shutil.copytree(tiny_build, site / "dist")
+    result = CliRunner().invoke(main, ["cloudflare-headers", "--out", str(site / "dist" / "_headers")])
+    assert result.exit_code == 0, result.output
+    files = sorted(p.relative_to(site / "dist").as_posix() for p in (site / "dist").rglob("*.json")
+                   if p.is_file() and "/errors/" not in p.as_posix())[::40]
+    urls = [f"/{f}" for f in files] + ["/api/errors/not-found.json", "/api/export/csv/companies.csv"]
+    table = _dev_table(tmp_path, site, urls, [str(WRANGLER), "pages", "dev", "dist", "--ip", "127.0.0.1",
+                                              "--port", "8788"], "8788")
+    for url in urls:
+        got = table[url]
+        body = (site / "dist" / url.lstrip("/")).read_bytes()
+        assert (got["status"], got["sha256"]) == (200, hashlib.sha256(body).hexdigest()), url
+        assert got["access-control-allow-origin"] == "*" and got["cache-control"].startswith("public, max-age="), url
+    assert table["/api/errors/not-found.json"]["content-type"] == "application/problem+json; charset=utf-8"
+    assert table["/api/export/csv/companies.csv"]["content-type"].startswith("text/csv")
+    assert all(table[u]["content-type"].startswith("application/json") for u in urls if u.endswith(".json")
+               and "/errors/" not in u)

@@ -1,9 +1,10 @@
-"""Run ``netlify dev`` offline over a build and fetch a table of URLs from it (run inside ``unshare -n``).
+"""Run a host's local dev server over a build and fetch a table of URLs from it (run inside ``unshare -n``).
 
-    python tests/netlify/dev_table.py NETLIFY_BIN SITE_DIR PORT URLS_JSON
+    python tests/dev_table.py SITE_DIR PORT URLS_JSON -- COMMAND...
 
-SITE_DIR holds netlify.toml and the build as ``dist``; HOME must point to a scratch folder. Prints, as JSON,
-each URL's status, body sha256 and the headers the tests compare.
+COMMAND (``netlify dev ...``, ``wrangler pages dev ...``) runs in SITE_DIR and must listen on 127.0.0.1:PORT;
+HOME must point to a scratch folder. Prints, as JSON, each URL's status, body sha256 and the headers the tests
+compare.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import time
 import urllib.error
 import urllib.request
 
-HEADERS = ("content-type", "access-control-allow-origin")
+HEADERS = ("content-type", "access-control-allow-origin", "cache-control")
 
 
 def fetch(url: str) -> tuple[int, bytes, dict[str, str]]:
@@ -30,11 +31,10 @@ def fetch(url: str) -> tuple[int, bytes, dict[str, str]]:
 
 
 def main() -> None:
-    netlify, site, port, urls_file = sys.argv[1:5]
+    site, port, urls_file, separator, *command = sys.argv[1:]
+    assert separator == "--" and command, __doc__
     subprocess.run(["ip", "link", "set", "lo", "up"], check=False, capture_output=True)
-    command = [netlify, "dev", "--offline", "--internal-disable-edge-functions", "--framework", "#static",
-               "--dir", "dist", "--port", port]
-    env = {**os.environ, "NETLIFY_TELEMETRY_DISABLED": "1", "BROWSER": "none"}
+    env = {**os.environ, "NETLIFY_TELEMETRY_DISABLED": "1", "WRANGLER_SEND_METRICS": "false", "BROWSER": "none"}
     server = subprocess.Popen(command, cwd=site, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                               start_new_session=True)
     base = f"http://127.0.0.1:{port}"
@@ -46,7 +46,7 @@ def main() -> None:
                 break
             except OSError:
                 if time.monotonic() > deadline or server.poll() is not None:
-                    raise SystemExit("netlify dev did not start") from None
+                    raise SystemExit(f"{command[0]} did not start") from None
                 time.sleep(0.5)
         table = {}
         with open(urls_file, encoding="utf-8") as handle:
