@@ -21,7 +21,7 @@ import hashlib
 import os
 import shutil
 import stat
-import threading
+import subprocess
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -222,9 +222,11 @@ class OutputWriter(StagedFiles):
         if self.staging.exists():  # left by a killed build
             shutil.rmtree(self.staging)
         # The output the previous build replaced: removed while this build validates and renders (the removal of
-        # ~150k hard links takes as long as a rebuild's rendering on a busy disk), joined before the swap.
-        self._retiring = threading.Thread(target=shutil.rmtree, args=(self.retired, True), name="retire")
-        self._retiring.start()
+        # ~150k hard links takes as long as a rebuild's rendering on a busy disk), waited for before the swap. A
+        # separate process, so that it does not hold the build's interpreter lock.
+        self._retiring: subprocess.Popen[bytes] | None = None
+        if self.retired.exists():
+            self._retiring = subprocess.Popen(["rm", "-rf", "--", str(self.retired)], stdin=subprocess.DEVNULL)
         self.out.parent.mkdir(parents=True, exist_ok=True)
         self.staging.mkdir()
 
@@ -267,9 +269,11 @@ class OutputWriter(StagedFiles):
         entries and the files that changed) and removed by the next build while that one renders, so a rebuild
         does not wait for the removal of every unchanged file."""
         shutil.rmtree(os.path.join(self._staging, SCRATCH_DIR), ignore_errors=True)
-        self._retiring.join()
-        if self.retired.exists():  # the removal failed (permissions, say): do it now, loudly
-            shutil.rmtree(self.retired)
+        self._wait_retired()
+        if self.retired.exists():  # the removal failed, or an earlier killed build's is still going: finish it
+            shutil.rmtree(self.retired, ignore_errors=True)
+            if self.retired.exists():
+                raise OutputError(f"cannot remove the previous output's copy {self.retired}")
         if self.out.exists():
             if not _exchange(self.staging, self.out):
                 os.rename(self.out, self.retired)
@@ -279,6 +283,11 @@ class OutputWriter(StagedFiles):
         else:
             os.rename(self.staging, self.out)
 
+    def _wait_retired(self) -> None:
+        if self._retiring is not None:
+            self._retiring.wait()
+            self._retiring = None
+
     def abort(self) -> None:
-        self._retiring.join()
+        self._wait_retired()
         shutil.rmtree(self.staging, ignore_errors=True)
