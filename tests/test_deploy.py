@@ -289,3 +289,24 @@ def test_wrangler_pages_dev_serves_path_style_urls_with_headers(tmp_path: Path, 
     assert table["/api/export/csv/companies.csv"]["content-type"].startswith("text/csv")
     assert all(table[u]["content-type"].startswith("application/json") for u in urls if u.endswith(".json")
                and "/errors/" not in u)
+
+
+def test_netlify_build_pins_a_python_the_project_supports() -> None:
+    import tomllib
+
+    config = tomllib.loads((ROOT / "netlify.toml").read_text(encoding="utf-8"))
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    pinned = tuple(int(p) for p in config["build"]["environment"]["PYTHON_VERSION"].split("."))
+    minimum = tuple(int(p) for p in project["requires-python"].removeprefix(">=").split("."))
+    assert pinned >= minimum
+    assert config["build"]["publish"] == "dist" and "--out dist" in config["build"]["command"]
+
+
+def test_deploy_docs_name_the_commands_the_tests_run() -> None:
+    docs = (ROOT / "docs" / "deploy.md").read_text(encoding="utf-8")
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    for command in ("scripts/deploy-s3 dist s3://", "cloudflare-headers --out dist/_headers", "nginx-conf --root",
+                    "--include", "netlify dev --offline --internal-disable-edge-functions", "--changes",
+                    "PYTHON_VERSION", "wrangler pages dev dist"):
+        assert command in docs, command
+    assert "docs/deploy.md" in readme and "scripts/deploy-s3" in readme
