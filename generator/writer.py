@@ -3,7 +3,8 @@
 - A file whose bytes equal the previous build's file is hard-linked from it, so a no-op rebuild rewrites no
   file and every mtime stays as it was. Equality is decided by the digest manifest the previous build left
   (``DIGESTS_FILE``: path, blake2b digest and size of every file) plus a size check, not by reading the old
-  file back; a previous output without the manifest is compared byte by byte.
+  file back; a file modified after the manifest (by hand), or an output without a manifest, is compared byte by
+  byte.
 - ``changes()`` lists the files added, changed and removed against the previous output (a deploy uploads just
   those); top-level dotfiles are the generator's own bookkeeping and are not listed.
 - The previous output is kept as ``.<name>.retired`` until the next build, which removes it in the background.
@@ -92,13 +93,23 @@ def read_digests(folder: str | None) -> dict[str, tuple[str, int]] | None:
     return out
 
 
-def _same_size_file(path: str, size: int) -> bool:
-    """Whether a regular file (not a link to elsewhere) of ``size`` bytes is at ``path``."""
+def _mtime_ns(path: str) -> int:
+    try:
+        return os.stat(path).st_mtime_ns
+    except OSError:
+        return 0
+
+
+def _listed_file(path: str, size: int, listed_at: int) -> bool | None:
+    """Whether a regular file (not a link to elsewhere) of ``size`` bytes, untouched since its output's digest
+    manifest was written (``listed_at``, ns), is at ``path``; None: modified since, so compare its bytes."""
     try:
         status = os.lstat(path)
     except (FileNotFoundError, NotADirectoryError):
         return False
-    return stat.S_ISREG(status.st_mode) and status.st_size == size
+    if not stat.S_ISREG(status.st_mode) or status.st_size != size:
+        return False
+    return True if status.st_mtime_ns <= listed_at else None
 
 
 def _same_file_content(path: str, data: bytes) -> bool:
@@ -149,6 +160,8 @@ class StagedFiles:
         self._staging = staging
         self._previous = previous
         self._previous_digests = previous_digests
+        self._listed_at = _mtime_ns(os.path.join(previous, DIGESTS_FILE)) if previous is not None else 0
+        """When the previous digest manifest was written: a file modified later (by hand) is compared byte by byte."""
         self._dirs: set[str] = set()
         self.stats = WriteStats()
         self.digests: dict[str, tuple[str, int]] = {}
@@ -189,7 +202,11 @@ class StagedFiles:
         old = os.path.join(self._previous, key)  # type: ignore[arg-type]
         listed = self._previous_digests.get(key) if self._previous_digests is not None else None
         if listed is not None:
-            return listed == (hexdigest, len(data)) and _same_size_file(old, len(data))
+            if listed != (hexdigest, len(data)):
+                return False
+            untouched = _listed_file(old, len(data), self._listed_at)
+            if untouched is not None:
+                return untouched
         return _same_file_content(old, data)
 
     def _count(self, key: str, hexdigest: str, data: bytes, *, written: bool) -> None:

@@ -191,3 +191,34 @@ def test_build_command_reports_a_summary(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     assert "files" in result.output and "api/companies" in result.output
     assert "python -m generator serve --dir" in result.output
+
+
+def test_rebuild_uses_the_digest_manifest_and_repairs_hand_edits(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from generator import writer as writer_module
+
+    out = tmp_path / "dist"
+    build(BuildConfig(TINY, out))
+    listed = (out / ".company-ipo-api.digests").read_text().splitlines()
+    assert len(listed) == len(tree(out)) - 1  # every file but the manifest itself
+    read_back: list[str] = []
+    original = writer_module._same_file_content
+
+    def spy(path: str, data: bytes) -> bool:
+        read_back.append(path)
+        return original(path, data)
+
+    monkeypatch.setattr(writer_module, "_same_file_content", spy)
+    before = inodes(out)
+    assert build(BuildConfig(TINY, out, force=True)).written == 0
+    assert inodes(out) == before
+    assert [Path(p).name for p in read_back] == [".company-ipo-api.digests"]  # nothing else was read back
+    # a file edited by hand after the build (same size, other bytes) is compared byte by byte and repaired
+    profile = out / "api" / "companies" / "figma.json"
+    expected = profile.read_bytes()
+    time.sleep(0.05)
+    profile.write_bytes(expected.replace(b"Figma", b"FIGMA"))
+    report = build(BuildConfig(TINY, out, force=True))
+    assert profile.read_bytes() == expected and report.written == 1
+    assert report.changes is not None and report.changes.changed == ["api/companies/figma.json"]
