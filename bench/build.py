@@ -44,6 +44,8 @@ TINY = ROOT / "tests" / "fixtures" / "tiny"
 EMBEDDED = ROOT / "data"
 
 TARGET_RATIO_10K = 2.0
+TARGET_REBUILD_10K = 0.5
+"""A forced no-op rebuild and a one-company rebuild each take at most this share of the clean build (10k)."""
 TARGET_PEAK_10K = 2 * 1024**3
 TARGET_PEAK_100K = 4 * 1024**3
 FILE_BUDGET = {"embedded": (15_000, None), "10000": (150_000, 600_000_000), "100000": (1_500_000, None)}
@@ -481,6 +483,11 @@ def targets(results: list[SizeResult]) -> str:
         ok = ten.build is not None and bool(ten.floor_seconds)
         checks.append(("10k: build <= 2x the I/O floor",
                        ok and ten.build.seconds / ten.floor_seconds <= TARGET_RATIO_10K))
+        for name, run in (("forced no-op rebuild", ten.noop), ("one-company change", ten.change)):
+            if run is not None and ten.build is not None:
+                ratio = run.seconds / ten.build.seconds
+                checks.append((f"10k: {name} <= {TARGET_REBUILD_10K}x the clean build ({ratio:.2f}x)",
+                               ratio <= TARGET_REBUILD_10K))
         checks.append(("10k: peak memory < 2 GiB",
                        ten.build is not None and ten.build.peak_rss_bytes < TARGET_PEAK_10K))
     if hundred is not None:

@@ -23,7 +23,7 @@ from generator.load import DATASET_INFO_FILE, load_into, validate
 from generator.registry import DETAIL_ROUTES, DOCUMENT_ROUTES, EXPORT_ROUTE, LIST_ROUTES, ListRoute
 from generator.schema import TABLES, DatasetInfo
 from generator.templates import TEMPLATE_DIR
-from generator.writer import OutputError, OutputLock, OutputWriter, real_output, recover
+from generator.writer import DIGESTS_FILE, Changes, OutputError, OutputLock, OutputWriter, real_output, recover
 
 OUTPUT_MARKER = ".company-ipo-api"
 """File that marks a folder as this generator's output; any other non-empty folder is never replaced."""
@@ -102,6 +102,8 @@ class BuildReport:
     """Files by what they are: listing pages, details, exports, documents (OpenAPI, landing page, problems)."""
     bytes_by_kind: Counter[str] = field(default_factory=Counter)
     bytes_by_endpoint: Counter[str] = field(default_factory=Counter)
+    changes: Changes | None = None
+    """Files added, changed and removed against the previous output; None when the build was skipped."""
 
     @property
     def seconds(self) -> float:
@@ -231,7 +233,7 @@ def _build(config: BuildConfig, out: Path, progress: Progress, committed: list[b
             stage("exports")
 
         workers = config.workers if config.workers is not None else fanout.default_workers(companies)
-        with fanout.Listings(con, info, writer, workers) as listings:
+        with fanout.Listings(con, info, writer, workers, progress) as listings:
             if workers:  # the worker processes render the listings meanwhile
                 progress(f"listings: rendered by {workers} worker processes")
                 details_and_exports()
@@ -257,10 +259,16 @@ def _build(config: BuildConfig, out: Path, progress: Progress, committed: list[b
             emit(path, body)
         emit(HEADERS_FILE, configs.headers_file().encode())
         stats = writer.stats
-        emit(OUTPUT_MARKER, serialize.document({
+        emit(OUTPUT_MARKER, serialize.document({  # files: the marker and the digest manifest included
             "generator": "company-ipo-api", "as_of": info.as_of, "fingerprint": inputs,
-            "files": stats.files + 1, "bytes": stats.bytes,
+            "files": stats.files + 2, "bytes": stats.bytes,
         }))
+        digests = writer.write_digests()
+        report.files_by_endpoint[DIGESTS_FILE] += 1
+        report.bytes_by_endpoint[DIGESTS_FILE] += len(digests)
+        report.files_by_kind["document"] += 1
+        report.bytes_by_kind["document"] += len(digests)
+        report.changes = writer.changes()
         stage("docs")
         progress("commit: swapping the new output in")
         writer.commit()

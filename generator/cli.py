@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import os
 import sys
 from pathlib import Path
 
@@ -45,13 +47,17 @@ def check(data_dir: Path) -> None:
 @click.option("--workers", type=click.IntRange(min=0, max=64), default=None,
               help="Processes rendering the listings in parallel; 0: none. Default: up to 4 (one per core) "
               "from 1,000 companies on, else 0. The output is the same for every value.")
-def build(data_dir: Path, out_dir: Path, quiet: bool, force: bool, workers: int | None) -> None:
+@click.option("--changes", "changes_path", type=click.Path(path_type=Path, dir_okay=False), default=None,
+              help="Also write the files added, changed and removed against the previous output as JSON here "
+              "(e.g. dist.changes.json beside the output); a skipped build writes empty lists.")
+def build(data_dir: Path, out_dir: Path, quiet: bool, force: bool, workers: int | None,
+          changes_path: Path | None) -> None:
     """Validate the dataset and write the whole API as static files."""
     from generator.build import BuildConfig
     from generator.build import build as run_build
     from generator.hosts import fit_summary
     from generator.load import DataError
-    from generator.writer import OutputError
+    from generator.writer import Changes, OutputError
 
     def progress(message: str) -> None:
         if not quiet:
@@ -61,6 +67,9 @@ def build(data_dir: Path, out_dir: Path, quiet: bool, force: bool, workers: int 
         report = run_build(BuildConfig(data_dir, out_dir, force=force, workers=workers), progress)
     except (DataError, OutputError) as error:
         raise _fail_on_data_error(error) from None
+    changes = report.changes if report.changes is not None else Changes([], [], [])
+    if changes_path is not None:
+        _write_atomically(changes_path, json.dumps(changes.as_json(), indent=1) + "\n")
     if quiet:
         return
     stages = ", ".join(f"{name} {seconds:.2f}s" for name, seconds in report.stages.items())
@@ -68,6 +77,7 @@ def build(data_dir: Path, out_dir: Path, quiet: bool, force: bool, workers: int 
                f"({report.files - report.written} unchanged) in {report.seconds:.2f}s [{stages}]")
     for endpoint, files in sorted(report.files_by_endpoint.items()):
         click.echo(f"  {endpoint:<28} {files:>8} files {report.bytes_by_endpoint[endpoint]:>14,} bytes")
+    click.echo(f"changes: {changes.summary()}" + ("" if report.changes is not None else " (build skipped)"))
     click.echo(f"hosts: {fit_summary(report.files, report.bytes)}")
     click.echo(f"serve it: python -m generator serve --dir {out_dir} --port 8000")
 
@@ -125,6 +135,12 @@ def _write_or_check(path: Path, text: str, check_only: bool, command: str) -> No
     click.echo(f"wrote {path}")
 
 
+def _write_atomically(path: Path, text: str) -> None:
+    temporary = path.with_name(f".{path.name}.tmp")
+    temporary.write_text(text, encoding="utf-8")
+    os.replace(temporary, path)
+
+
 @main.command("netlify-toml")
 @click.option("--check", "check_only", is_flag=True, help="Exit non-zero if netlify.toml differs.")
 @click.option("--path", type=click.Path(path_type=Path), default=Path("netlify.toml"), show_default=True)
@@ -135,20 +151,36 @@ def netlify_toml(check_only: bool, path: Path) -> None:
     _write_or_check(path, render(), check_only, "netlify-toml")
 
 
+@main.command("cloudflare-headers")
+@click.option("--out", "out", type=click.Path(path_type=Path, dir_okay=False), default=None,
+              help="Write the file here (e.g. dist/_headers) instead of standard output.")
+def cloudflare_headers(out: Path | None) -> None:
+    """Print (or write) the _headers file of Cloudflare Pages: CORS, caching, error document types."""
+    from generator.configs import headers_file as render
+
+    if out is None:
+        click.echo(render(), nl=False)
+        return
+    out.write_text(render(), encoding="utf-8")
+    click.echo(f"wrote {out}", err=True)
+
+
 @main.command("nginx-conf")
 @click.option("--root", "root", type=click.Path(path_type=Path, file_okay=False), default=DEFAULT_OUT,
               show_default=True, help="Built output folder the mirror serves.")
 @click.option("--port", default=8080, show_default=True, type=int, help="Port on 127.0.0.1.")
 @click.option("--out", "out", type=click.Path(path_type=Path, dir_okay=False), default=None,
               help="Write the config here instead of standard output.")
-def nginx_conf(root: Path, port: int, out: Path | None) -> None:
+@click.option("--include", "include", is_flag=True,
+              help="Only the maps and the server block, for `include` inside your own nginx http { } block.")
+def nginx_conf(root: Path, port: int, out: Path | None, include: bool) -> None:
     """Print (or write) an nginx.conf serving a build with the rewrite rules of netlify.toml.
 
     Run it with: nginx -c "$PWD/FILE" -p PREFIX -e stderr  (pid, temp files and logs stay inside PREFIX).
     """
     from generator.configs import nginx_conf as render
 
-    text = render(root, port)
+    text = render(root, port, standalone=not include)
     if out is None:
         click.echo(text, nl=False)
         return

@@ -1,4 +1,5 @@
-"""Generated host configuration: netlify.toml and the nginx config of an offline mirror."""
+"""Generated host configuration: netlify.toml, Cloudflare Pages' _headers and the nginx config of an offline
+mirror."""
 
 from __future__ import annotations
 
@@ -15,7 +16,10 @@ def netlify_toml() -> str:
 
 
 def headers_file() -> str:
-    """The ``_headers`` file of the output, for hosts that read one (Netlify, Cloudflare Pages): HEADERS again."""
+    """The ``_headers`` file of the output, for hosts that read one (Cloudflare Pages; Netlify reads the same
+    format): the [[headers]] of netlify.toml (CORS, caching, the types of error documents and downloads). The
+    build writes it as ``_headers``; ``python -m generator cloudflare-headers`` prints it. Cloudflare Pages has
+    no query-string rewrites: clients there use the path-style URLs."""
     lines = ["# Generated from the route registry: the [[headers]] of netlify.toml for hosts that read _headers."]
     for rule in HEADERS:
         lines.append(rule.path)
@@ -195,11 +199,14 @@ def _escapes() -> list[tuple[str, str]]:
     return [(f"{b:02x}", chr(b)) for b in unreserved] + [("20", "+")]
 
 
-def nginx_conf(root: Path, port: int) -> str:
+def nginx_conf(root: Path, port: int, standalone: bool = True) -> str:
     """A complete nginx.conf serving the built folder ``root`` on 127.0.0.1:``port`` with the rules of netlify.toml.
 
     Run it in the foreground with ``nginx -c FILE -p PREFIX -e stderr``: pid, lock and temp files go below PREFIX.
+    ``standalone=False``: only the maps and the server block, to ``include`` inside an existing ``http`` block.
     """
+    types_block = "\n".join(["  types {", *(f'    "{t}" {" ".join(e)};' for t, e in _types()), "  }",
+                              "  default_type application/octet-stream;"])
     rule_list = rules()
     captures = _Captures()
     groups, paths = _groups_and_paths(rule_list, captures)
@@ -209,7 +216,8 @@ def nginx_conf(root: Path, port: int) -> str:
         rule_count=len(rule_list),
         root=_check(str(root.resolve()), "root folder"),
         port=int(port),
-        types=_types(),
+        types_block=types_block,
+        standalone=standalone,
         groups=groups,
         paths=paths,
         headers=headers,

@@ -16,6 +16,9 @@ import ctypes
 import multiprocessing
 import os
 import signal
+import threading
+import time
+from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 
@@ -24,7 +27,7 @@ import duckdb
 from generator import listing
 from generator.registry import LIST_ROUTES, ListRoute
 from generator.schema import DatasetInfo
-from generator.writer import OutputWriter, StagedFiles, WriteStats
+from generator.writer import OutputWriter, StagedFiles, WriteStats, read_digests
 
 SNAPSHOT_FILE = "listings.duckdb"
 PR_SET_PDEATHSIG = 1
@@ -36,14 +39,17 @@ class RouteResult:
     domains: dict[str, list[str]] = field(default_factory=dict)
     """Allowed values of each filter: the ones that have files."""
     stats: WriteStats = field(default_factory=WriteStats)
+    digests: dict[str, tuple[str, int]] = field(default_factory=dict)
+    rewritten: set[str] = field(default_factory=set)
 
 
 def render_route(
-    con: duckdb.DuckDBPyConnection, route: ListRoute, info: DatasetInfo, staging: str, previous: str | None
+    con: duckdb.DuckDBPyConnection, route: ListRoute, info: DatasetInfo, staging: str, previous: str | None,
+    previous_digests: dict[str, tuple[str, int]] | None = None,
 ) -> RouteResult:
     """Write every page of one route into the staging folder; its own ``StagedFiles`` counts what it wrote."""
-    files = StagedFiles(staging, previous)
-    result = RouteResult(route.name, stats=files.stats)
+    files = StagedFiles(staging, previous, previous_digests)
+    result = RouteResult(route.name, stats=files.stats, digests=files.digests, rewritten=files.rewritten)
     for page in listing.render(con, route, info, result.domains):
         files.write(page.path, page.body)
     return result
@@ -65,22 +71,27 @@ def _init_worker(parent: int, snapshot: str, staging: str, previous: str | None,
         os._exit(1)
     con = duckdb.connect(snapshot, read_only=True, config={"threads": 1})
     con.execute("SET enable_progress_bar = false")
-    _worker.update(con=con, staging=staging, previous=previous, info=info)
+    _worker.update(con=con, staging=staging, previous=previous, info=info, digests=read_digests(previous))
 
 
 def _render_in_worker(name: str) -> RouteResult:
     route = next(r for r in LIST_ROUTES if r.name == name)
-    con, info, staging, previous = (_worker[k] for k in ("con", "info", "staging", "previous"))
-    return render_route(con, route, info, staging, previous)  # type: ignore[arg-type]
+    con, info, staging, previous, digests = (_worker[k] for k in ("con", "info", "staging", "previous", "digests"))
+    return render_route(con, route, info, staging, previous, digests)  # type: ignore[arg-type]
 
 
 class Listings:
     """Renders every listing route: started on entry, ``results()`` waits for all of them."""
 
     def __init__(
-        self, con: duckdb.DuckDBPyConnection, info: DatasetInfo, writer: OutputWriter, workers: int
+        self, con: duckdb.DuckDBPyConnection, info: DatasetInfo, writer: OutputWriter, workers: int,
+        progress: Callable[[str], None] | None = None,
     ) -> None:
         self._con, self._info, self._writer, self._workers = con, info, writer, workers
+        self._progress = progress
+        self._started = time.perf_counter()
+        self._lock = threading.Lock()
+        self._done: list[RouteResult] = []
         self._staging = str(writer.staging)
         self._previous = str(writer.previous) if writer.previous is not None else None
         self._pool: ProcessPoolExecutor | None = None
@@ -99,18 +110,44 @@ class Listings:
             )
             routes = sorted(LIST_ROUTES, key=_weight)
             self._futures = [self._pool.submit(_render_in_worker, route.name) for route in routes]
+            for future in self._futures:  # reported as each finishes, while the build process does other stages
+                future.add_done_callback(self._finished)
         return self
 
     def results(self) -> dict[str, RouteResult]:
         """Every route's result, by route name, in registry order; their files count into the writer's stats."""
+        done: list[RouteResult] = []
         if self._pool is None:
-            done = [render_route(self._con, r, self._info, self._staging, self._previous) for r in LIST_ROUTES]
+            digests = self._writer.previous_digests
+            for route in LIST_ROUTES:
+                done.append(render_route(self._con, route, self._info, self._staging, self._previous, digests))
+                self._report(done)
         else:
             done = [future.result() for future in self._futures]
         by_name = {result.name: result for result in done}
         for result in done:
-            self._writer.stats.add(result.stats)
+            self._writer.merge(result.digests, result.rewritten, result.stats)
         return {route.name: by_name[route.name] for route in LIST_ROUTES}
+
+    def _finished(self, future: Future[RouteResult]) -> None:
+        if future.cancelled() or future.exception() is not None:
+            return
+        with self._lock:
+            self._done.append(future.result())
+            self._report(self._done)
+
+    def _report(self, done: list[RouteResult]) -> None:
+        """One progress line per finished route: routes and files done, elapsed time, and an estimate of the
+        time left from the rate so far (routes differ in size, so it is rough)."""
+        if self._progress is None:
+            return
+        elapsed = time.perf_counter() - self._started
+        total = len(LIST_ROUTES)
+        left = elapsed / len(done) * (total - len(done))
+        files = sum(r.stats.files for r in done)
+        eta = f", about {left:.0f}s left" if len(done) < total else ""
+        self._progress(f"listings: {len(done)}/{total} routes ({done[-1].name}), {files:,} files, "
+                       f"{elapsed:.0f}s{eta}")
 
     def __exit__(self, *exc: object) -> None:
         if self._pool is not None:

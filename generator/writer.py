@@ -1,7 +1,13 @@
 """Atomic, incremental output: build into a staging folder beside the output, then swap it in.
 
 - A file whose bytes equal the previous build's file is hard-linked from it, so a no-op rebuild rewrites no
-  file and every mtime stays as it was.
+  file and every mtime stays as it was. Equality is decided by the digest manifest the previous build left
+  (``DIGESTS_FILE``: path, blake2b digest and size of every file) plus a size check, not by reading the old
+  file back; a file modified after the manifest (by hand), or an output without a manifest, is compared byte by
+  byte.
+- ``changes()`` lists the files added, changed and removed against the previous output (a deploy uploads just
+  those); top-level dotfiles are the generator's own bookkeeping and are not listed.
+- The previous output is kept as ``.<name>.retired`` until the next build, which removes it in the background.
 - The swap exchanges the two folders in one ``renameat2(RENAME_EXCHANGE)`` call where the kernel has it, so a
   build killed at any moment leaves the previous output whole (at worst a stale staging folder, removed by the
   next build).
@@ -20,9 +26,11 @@ from __future__ import annotations
 import ctypes
 import errno
 import fcntl
+import hashlib
 import os
 import shutil
 import stat
+import subprocess
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -30,6 +38,8 @@ STAGING_SUFFIX = ".staging"
 RETIRED_SUFFIX = ".retired"
 LOCK_SUFFIX = ".lock"
 SCRATCH_DIR = ".scratch"
+DIGESTS_FILE = ".company-ipo-api.digests"
+"""Every file of the output but itself: ``path<TAB>digest<TAB>size`` per line, sorted by path."""
 
 
 class OutputError(Exception):
@@ -72,12 +82,16 @@ def _remove(path: Path) -> None:
 
 
 def recover(out: Path) -> None:
-    """Undo what a dead build left beside ``out``: restore an output moved aside, drop staging and retired."""
+    """Undo what a dead build left beside ``out``: restore an output moved aside, drop a staging folder.
+
+    A retired folder beside an existing output is the previous output, kept on purpose: the writer removes it
+    in the background while the next build renders (a link there is removed, never followed)."""
     staging, retired = _sibling(out, STAGING_SUFFIX), _sibling(out, RETIRED_SUFFIX)
     if retired.is_dir() and not retired.is_symlink() and not out.exists() and not out.is_symlink():
         os.rename(retired, out)  # killed between the fallback's two renames: the previous output comes back
-    for leftover in (staging, retired):
-        _remove(leftover)
+    _remove(staging)
+    if retired.is_symlink():
+        retired.unlink()
 
 
 class OutputLock:
@@ -130,6 +144,48 @@ def _rename(source: Path, target: Path) -> None:
     os.rename(source, target)
 
 
+def digest(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def read_digests(folder: str | None) -> dict[str, tuple[str, int]] | None:
+    """The digest manifest of an output folder: path -> (digest, size); None where there is none."""
+    if folder is None:
+        return None
+    try:
+        with open(os.path.join(folder, DIGESTS_FILE), encoding="utf-8") as handle:
+            lines = handle.read().splitlines()
+    except (OSError, UnicodeDecodeError):
+        return None
+    out: dict[str, tuple[str, int]] = {}
+    for line in lines:
+        path, _, rest = line.partition("\t")
+        hexdigest, _, size = rest.partition("\t")
+        if not size.isdigit():
+            return None  # damaged: compare byte by byte instead
+        out[path] = (hexdigest, int(size))
+    return out
+
+
+def _mtime_ns(path: str) -> int:
+    try:
+        return os.stat(path).st_mtime_ns
+    except OSError:
+        return 0
+
+
+def _listed_file(path: str, size: int, listed_at: int) -> bool | None:
+    """Whether a regular file (not a link to elsewhere) of ``size`` bytes, untouched since its output's digest
+    manifest was written (``listed_at``, ns), is at ``path``; None: modified since, so compare its bytes."""
+    try:
+        status = os.lstat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return False
+    if not stat.S_ISREG(status.st_mode) or status.st_size != size:
+        return False
+    return True if status.st_mtime_ns <= listed_at else None
+
+
 def _same_file_content(path: str, data: bytes) -> bool:
     """Whether a regular file (not a link to elsewhere) holds exactly ``data``."""
     try:
@@ -142,17 +198,50 @@ def _same_file_content(path: str, data: bytes) -> bool:
         return handle.read() == data
 
 
+@dataclass
+class Changes:
+    """What a build changed in its output: relative paths, sorted."""
+
+    added: list[str]
+    changed: list[str]
+    removed: list[str]
+
+    def summary(self) -> str:
+        return f"{len(self.added):,} added, {len(self.changed):,} changed, {len(self.removed):,} removed"
+
+    def as_json(self) -> dict[str, object]:
+        counts = {"added": len(self.added), "changed": len(self.changed), "removed": len(self.removed)}
+        return {"counts": counts, "added": self.added, "changed": self.changed, "removed": self.removed}
+
+
+def _files_under(root: str) -> set[str]:
+    found: set[str] = set()
+    prefix = len(root) + 1
+    for folder, _, files in os.walk(root):
+        found.update(os.path.join(folder, name)[prefix:] for name in files)
+    return found
+
+
 class StagedFiles:
     """Writes files into an existing staging folder, hard-linking those equal to the previous output's.
 
     Several processes may each hold one for the same staging folder (``OutputWriter`` owns the folder itself).
     """
 
-    def __init__(self, staging: str, previous: str | None) -> None:
+    def __init__(
+        self, staging: str, previous: str | None, previous_digests: dict[str, tuple[str, int]] | None = None
+    ) -> None:
         self._staging = staging
         self._previous = previous
+        self._previous_digests = previous_digests
+        self._listed_at = _mtime_ns(os.path.join(previous, DIGESTS_FILE)) if previous is not None else 0
+        """When the previous digest manifest was written: a file modified later (by hand) is compared byte by byte."""
         self._dirs: set[str] = set()
         self.stats = WriteStats()
+        self.digests: dict[str, tuple[str, int]] = {}
+        """What this writer wrote: path -> (digest, size)."""
+        self.rewritten: set[str] = set()
+        """Paths written afresh (new or changed content); the others were hard-linked from the previous output."""
 
     @staticmethod
     def relative(path: str) -> PurePosixPath:
@@ -169,23 +258,44 @@ class StagedFiles:
         if parent not in self._dirs:
             os.makedirs(parent, exist_ok=True)
             self._dirs.add(parent)
+        hexdigest = digest(data)
         try:  # exclusive creation: the staging folder itself refuses a second write to a path
-            if self._previous is not None:
-                old = os.path.join(self._previous, key)
-                if _same_file_content(old, data):
-                    os.link(old, target)
-                    self._count(data, written=False)
-                    return
+            if self._previous is not None and self._unchanged(key, hexdigest, data):
+                os.link(os.path.join(self._previous, key), target)
+                self._count(key, hexdigest, data, written=False)
+                return
             with open(target, "xb") as handle:
                 handle.write(data)
         except FileExistsError:
             raise OutputError(f"two writes to the same file: {key}") from None
-        self._count(data, written=True)
+        self._count(key, hexdigest, data, written=True)
 
-    def _count(self, data: bytes, *, written: bool) -> None:
+    def _unchanged(self, key: str, hexdigest: str, data: bytes) -> bool:
+        """Whether the previous output holds ``data`` at ``key``: by its digest manifest where it lists the path
+        (and the file there has the listed size), else by reading the file back."""
+        old = os.path.join(self._previous, key)  # type: ignore[arg-type]
+        listed = self._previous_digests.get(key) if self._previous_digests is not None else None
+        if listed is not None:
+            if listed != (hexdigest, len(data)):
+                return False
+            untouched = _listed_file(old, len(data), self._listed_at)
+            if untouched is not None:
+                return untouched
+        return _same_file_content(old, data)
+
+    def _count(self, key: str, hexdigest: str, data: bytes, *, written: bool) -> None:
         self.stats.files += 1
         self.stats.bytes += len(data)
         self.stats.written += written
+        self.digests[key] = (hexdigest, len(data))
+        if written:
+            self.rewritten.add(key)
+
+    def merge(self, digests: dict[str, tuple[str, int]], rewritten: set[str], stats: WriteStats) -> None:
+        """Count in what another ``StagedFiles`` (a worker's) wrote into the same staging folder."""
+        self.digests.update(digests)
+        self.rewritten |= rewritten
+        self.stats.add(stats)
 
 
 class OutputWriter(StagedFiles):
@@ -196,9 +306,17 @@ class OutputWriter(StagedFiles):
         self.staging = _sibling(self.out, STAGING_SUFFIX)
         self.retired = _sibling(self.out, RETIRED_SUFFIX)
         self.previous = self.out if self.out.is_dir() else None
-        super().__init__(str(self.staging), str(self.previous) if self.previous is not None else None)
-        for leftover in (self.staging, self.retired):
-            _remove(leftover)
+        previous = str(self.previous) if self.previous is not None else None
+        super().__init__(str(self.staging), previous, read_digests(previous))
+        _remove(self.staging)  # left by a killed build (``recover`` has usually removed it already)
+        # The output the previous build replaced: removed while this build validates and renders (the removal of
+        # ~150k hard links takes as long as a rebuild's rendering on a busy disk), waited for before the swap. A
+        # separate process, so that it does not hold the build's interpreter lock.
+        self._retiring: subprocess.Popen[bytes] | None = None
+        if self.retired.is_symlink():
+            self.retired.unlink()
+        elif self.retired.exists():
+            self._retiring = subprocess.Popen(["rm", "-rf", "--", str(self.retired)], stdin=subprocess.DEVNULL)
         self.out.parent.mkdir(parents=True, exist_ok=True)
         self.staging.mkdir()
 
@@ -208,20 +326,60 @@ class OutputWriter(StagedFiles):
         os.makedirs(folder, exist_ok=True)
         return os.path.join(folder, os.path.basename(name))
 
+    @property
+    def previous_digests(self) -> dict[str, tuple[str, int]] | None:
+        return self._previous_digests
+
+    def write_digests(self) -> bytes:
+        """Write the digest manifest of everything written so far (call it last, before ``commit``)."""
+        body = "".join(f"{path}\t{d}\t{size}\n" for path, (d, size) in sorted(self.digests.items()))
+        data = body.encode("utf-8")
+        self.write(DIGESTS_FILE, data)
+        return data
+
+    def changes(self) -> Changes:
+        """Files added, changed and removed against the previous output (top-level dotfiles left out)."""
+        if self._previous_digests is not None:
+            old = set(self._previous_digests)
+        elif self.previous is not None:
+            old = _files_under(str(self.previous))
+        else:
+            old = set()
+        new = set(self.digests)
+
+        def published(paths: set[str]) -> list[str]:
+            return sorted(p for p in paths if not p.startswith("."))
+
+        return Changes(published(new - old), published(new & old & self.rewritten), published(old - new))
+
     def commit(self) -> None:
-        """Make the staged files the output, atomically where the system allows."""
+        """Make the staged files the output, atomically where the system allows.
+
+        The previous output is kept whole beside it as ``.<name>.retired`` (hard links: it costs directory
+        entries and the files that changed) and removed by the next build while that one renders, so a rebuild
+        does not wait for the removal of every unchanged file."""
         shutil.rmtree(os.path.join(self._staging, SCRATCH_DIR), ignore_errors=True)
+        self._wait_retired()
+        if self.retired.exists():  # the removal failed, or an earlier killed build's is still going: finish it
+            shutil.rmtree(self.retired, ignore_errors=True)
+            if self.retired.exists():
+                raise OutputError(f"cannot remove the previous output's copy {self.retired}")
         if self.out.exists():
             if not _exchange(self.staging, self.out):
                 # Killed between these two renames, there is no output until ``recover`` moves it back.
                 _rename(self.out, self.retired)
                 _rename(self.staging, self.out)
-                shutil.rmtree(self.retired, ignore_errors=True)  # what is left, the next build's recover removes
                 return
-            shutil.rmtree(self.staging, ignore_errors=True)  # now holds the previous output
+            _rename(self.staging, self.retired)  # now holds the previous output
         else:
             os.rename(self.staging, self.out)
 
+    def _wait_retired(self) -> None:
+        if self._retiring is not None:
+            self._retiring.wait()
+            self._retiring = None
+
     def abort(self) -> None:
         """Drop the staged files (the output is untouched)."""
+        self._wait_retired()
         shutil.rmtree(self.staging, ignore_errors=True)

@@ -48,8 +48,8 @@ def test_noop_rebuild_rewrites_no_file(tmp_path: Path) -> None:
     second = build(BuildConfig(TINY, out, force=True))  # the full pipeline, not the unchanged-inputs shortcut
     assert second.written == 0 and second.files == first.files
     assert inodes(out) == before
-    assert not any(p.name.startswith(".dist.") and p.name != ".dist.lock" for p in tmp_path.iterdir()), \
-        "staging folder left behind"
+    assert not (tmp_path / ".dist.staging").exists(), "staging folder left behind"
+    assert tree(tmp_path / ".dist.retired") == tree(out), "the previous output is kept whole until the next build"
 
 
 def test_unchanged_inputs_skip_the_build_unless_forced(tmp_path: Path) -> None:
@@ -77,9 +77,12 @@ def test_changed_company_rewrites_only_changed_files(tmp_path: Path) -> None:
     profiles = {"api/companies/10.json", "api/companies/figma.json"}
     exports = {f"api/export/{f}/companies.{f}" for f in ("json", "csv", "parquet")}
     manifests = {"api/export/json/dataset.json", "api/export/csv/dataset.zip", "api/export/parquet/dataset.zip",
-                 "api/export/index.json", ".company-ipo-api"}  # the marker records the inputs' fingerprint
+                 "api/export/index.json", ".company-ipo-api",  # the marker records the inputs' fingerprint
+                 ".company-ipo-api.digests"}
     assert profiles | exports <= changed <= profiles | exports | manifests
     assert report.written == len(changed)
+    assert report.changes is not None and not report.changes.added and not report.changes.removed
+    assert set(report.changes.changed) == {p for p in changed if not p.startswith(".")}
 
 
 def test_bad_data_leaves_previous_output_untouched(tmp_path: Path, tiny_build: Path) -> None:
@@ -153,7 +156,8 @@ def test_killed_build_leaves_previous_output_whole(tmp_path: Path, tiny_build: P
     assert mid_build, "no kill happened during a build"
     build(BuildConfig(TINY, out, force=True))  # and the next build cleans up what the killed ones left
     assert tree(out) == expected
-    assert sorted(p.name for p in tmp_path.iterdir()) == [".dist.lock", "dist"]  # the lock file stays, unlocked
+    # the lock file stays (unlocked), and the previous output until the next build
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".dist.lock", ".dist.retired", "dist"]
 
 
 def test_worker_processes_write_the_same_bytes(tmp_path: Path, tiny_build: Path) -> None:
@@ -202,3 +206,34 @@ def test_build_command_reports_a_summary(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     assert "files" in result.output and "api/companies" in result.output
     assert "python -m generator serve --dir" in result.output
+
+
+def test_rebuild_uses_the_digest_manifest_and_repairs_hand_edits(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from generator import writer as writer_module
+
+    out = tmp_path / "dist"
+    build(BuildConfig(TINY, out))
+    listed = (out / ".company-ipo-api.digests").read_text().splitlines()
+    assert len(listed) == len(tree(out)) - 1  # every file but the manifest itself
+    read_back: list[str] = []
+    original = writer_module._same_file_content
+
+    def spy(path: str, data: bytes) -> bool:
+        read_back.append(path)
+        return original(path, data)
+
+    monkeypatch.setattr(writer_module, "_same_file_content", spy)
+    before = inodes(out)
+    assert build(BuildConfig(TINY, out, force=True)).written == 0
+    assert inodes(out) == before
+    assert [Path(p).name for p in read_back] == [".company-ipo-api.digests"]  # nothing else was read back
+    # a file edited by hand after the build (same size, other bytes) is compared byte by byte and repaired
+    profile = out / "api" / "companies" / "figma.json"
+    expected = profile.read_bytes()
+    time.sleep(0.05)
+    profile.write_bytes(expected.replace(b"Figma", b"FIGMA"))
+    report = build(BuildConfig(TINY, out, force=True))
+    assert profile.read_bytes() == expected and report.written == 1
+    assert report.changes is not None and report.changes.changed == ["api/companies/figma.json"]
