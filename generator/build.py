@@ -26,6 +26,8 @@ from generator.templates import TEMPLATE_DIR
 from generator.writer import DIGESTS_FILE, Changes, OutputError, OutputLock, OutputWriter, real_output, recover
 
 OUTPUT_MARKER = ".company-ipo-api"
+BOOKKEEPING = "bookkeeping"
+"""The kind of the generator's own files in the output (marker, digest manifest): dotfiles no deploy publishes."""
 """File that marks a folder as this generator's output; any other non-empty folder is never replaced."""
 HEADERS_FILE = "/_headers"
 """Response headers for hosts that read a _headers file (the same rules as netlify.toml's [[headers]])."""
@@ -99,7 +101,8 @@ class BuildReport:
     stages: dict[str, float] = field(default_factory=dict)
     files_by_endpoint: Counter[str] = field(default_factory=Counter)
     files_by_kind: Counter[str] = field(default_factory=Counter)
-    """Files by what they are: listing pages, details, exports, documents (OpenAPI, landing page, problems)."""
+    """Files by what they are: listing pages, details, exports, documents (OpenAPI, landing page, problems), and
+    the generator's bookkeeping (the output marker and digest manifest: dotfiles that deploys leave out)."""
     bytes_by_kind: Counter[str] = field(default_factory=Counter)
     bytes_by_endpoint: Counter[str] = field(default_factory=Counter)
     changes: Changes | None = None
@@ -108,6 +111,11 @@ class BuildReport:
     @property
     def seconds(self) -> float:
         return sum(self.stages.values())
+
+    @property
+    def published(self) -> tuple[int, int]:
+        """Files and bytes a host serves: the output without the generator's bookkeeping."""
+        return self.files - self.files_by_kind[BOOKKEEPING], self.bytes - self.bytes_by_kind[BOOKKEEPING]
 
 
 Progress = Callable[[str], None]
@@ -262,12 +270,12 @@ def _build(config: BuildConfig, out: Path, progress: Progress, committed: list[b
         emit(OUTPUT_MARKER, serialize.document({  # files: the marker and the digest manifest included
             "generator": "company-ipo-api", "as_of": info.as_of, "fingerprint": inputs,
             "files": stats.files + 2, "bytes": stats.bytes,
-        }))
+        }), BOOKKEEPING)
         digests = writer.write_digests()
         report.files_by_endpoint[DIGESTS_FILE] += 1
         report.bytes_by_endpoint[DIGESTS_FILE] += len(digests)
-        report.files_by_kind["document"] += 1
-        report.bytes_by_kind["document"] += len(digests)
+        report.files_by_kind[BOOKKEEPING] += 1
+        report.bytes_by_kind[BOOKKEEPING] += len(digests)
         report.changes = writer.changes()
         stage("docs")
         progress("commit: swapping the new output in")

@@ -78,7 +78,9 @@ def build(data_dir: Path, out_dir: Path, quiet: bool, force: bool, workers: int 
     for endpoint, files in sorted(report.files_by_endpoint.items()):
         click.echo(f"  {endpoint:<28} {files:>8} files {report.bytes_by_endpoint[endpoint]:>14,} bytes")
     click.echo(f"changes: {changes.summary()}" + ("" if report.changes is not None else " (build skipped)"))
-    click.echo(f"hosts: {fit_summary(report.files, report.bytes)}")
+    files, size = report.published
+    click.echo(f"hosts: {files:,} files and {size:,} bytes published (without the generator's dotfiles); "
+               f"{fit_summary(files, size)}")
     click.echo(f"serve it: python -m generator serve --dir {out_dir} --port 8000")
 
 
