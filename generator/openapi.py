@@ -277,7 +277,8 @@ def document(info: DatasetInfo, domains: dict[str, dict[str, list[str]]]) -> dic
                 "responses": {"200": _json({
                     "type": "object", "required": ["openapi", "info", "paths"], "additionalProperties": True,
                     "properties": {"openapi": {"type": "string", "enum": [OPENAPI_VERSION]},
-                                   "info": {"type": "object"}, "paths": {"type": "object"}}}, "This document")},
+                                   "info": {"type": "object"}, "paths": {"type": "object"}}}, "This document"),
+                              "404": _problem_response("Not part of this build (a path below it, for example)")},
             }}
     resolved = resolve_nullable_refs(paths, schemas.schemas)
     return {
