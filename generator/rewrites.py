@@ -58,8 +58,7 @@ def list_route_rules(route: ListRoute) -> list[Rule]:
     defaults = dict(route.default_filters)
     # A request naming filters that cannot combine (or a sort with a filter that takes the default order only)
     # gets a clear answer instead of a silently ignored parameter.
-    refused = [*route.incompatible_sets(), *((*names, SORT_PARAM) for names in route.unsorted_sets())]
-    rules = [Rule(route.path, route.combination_error, 404, names) for names in refused]
+    rules = [Rule(route.path, route.combination_error, 404, names) for names in route.refused_sets()]
     order = [f.name for f in route.filters] + [SORT_PARAM, PAGE_PARAM]
     subsets: set[tuple[str, ...]] = set()
     for group in route.groups:

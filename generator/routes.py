@@ -162,6 +162,11 @@ class ListRoute:
             return self.sort_values
         return (self.default_sort,)
 
+    def refused_sets(self) -> list[tuple[str, ...]]:
+        """Every smallest set of query parameters the route answers with its combination problem: filters that
+        share no group, and ``sort`` with a set of filters that takes the default order only."""
+        return [*self.incompatible_sets(), *((*names, SORT_PARAM) for names in self.unsorted_sets())]
+
     def unsorted_sets(self) -> list[tuple[str, ...]]:
         """The smallest filter sets that take the default order only (each refused with ``sort``)."""
         if len(self.sort_values) < 2:
