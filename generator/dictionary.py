@@ -6,7 +6,8 @@ import typing
 
 from pydantic.fields import FieldInfo
 
-from generator.load import _leaf_types, duckdb_type
+from generator.cells import leaf_types
+from generator.load import duckdb_type
 from generator.schema import IPO_STATUS_DATE, PROVENANCE, TABLES, DatasetInfo, Table
 
 INTRO = """# Data dictionary
@@ -58,7 +59,7 @@ def _annotated_field_infos(annotation: object) -> list[FieldInfo]:
 
 def _allowed(info: FieldInfo) -> str:
     notes = []
-    for leaf in _leaf_types(info.annotation):
+    for leaf in leaf_types(info.annotation):
         args = typing.get_args(leaf)
         if typing.get_origin(leaf) is list and args:
             leaf = args[0]
@@ -91,7 +92,7 @@ def _table(table: Table) -> str:
     lines += ["", "| column | type | required | allowed values, units, notes |", "|---|---|---|---|"]
     for name, info in table.model.model_fields.items():
         kind = duckdb_type(info.annotation).lower()
-        required = "yes" if type(None) not in _leaf_types(info.annotation) and info.is_required() else "no"
+        required = "yes" if type(None) not in leaf_types(info.annotation) and info.is_required() else "no"
         lines.append(f"| `{name}` | {kind} | {required} | {_allowed(info)} |")
     return "\n".join(lines) + "\n"
 

@@ -17,7 +17,6 @@ import csv
 import datetime as dt
 import io
 import json
-import types
 import typing
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -26,6 +25,7 @@ from pathlib import Path
 import duckdb
 from pydantic import ValidationError
 
+from generator.cells import leaf_types
 from generator.schema import TABLES, DatasetInfo, Table
 
 DATASET_INFO_FILE = "dataset.json"
@@ -249,7 +249,7 @@ def _check_dates(tables: dict[str, ParsedTable], as_of: dt.date, issues: list[Is
     for parsed in tables.values():
         date_columns = [
             name for name, info in parsed.table.model.model_fields.items()
-            if dt.date in _leaf_types(info.annotation) and name not in future_ok
+            if dt.date in leaf_types(info.annotation) and name not in future_ok
         ]
         for row, line in zip(parsed.rows, parsed.lines, strict=True):
             for column in date_columns:
@@ -259,16 +259,6 @@ def _check_dates(tables: dict[str, ParsedTable], as_of: dt.date, issues: list[Is
                         parsed.table.file_name, line, column,
                         f"{value.isoformat()} is after the dataset's as_of date {as_of.isoformat()}",
                     ))
-
-
-def _leaf_types(annotation: object) -> set[object]:
-    """The concrete types inside an annotation: ``Annotated[int, ...] | None`` gives {int, NoneType}."""
-    origin = typing.get_origin(annotation)
-    if origin is typing.Annotated:
-        return _leaf_types(typing.get_args(annotation)[0])
-    if origin in (typing.Union, types.UnionType):
-        return set().union(*(_leaf_types(arg) for arg in typing.get_args(annotation)))
-    return {annotation}
 
 
 def validate(data_dir: Path) -> tuple[DatasetInfo, dict[str, ParsedTable]]:
@@ -290,7 +280,7 @@ def validate(data_dir: Path) -> tuple[DatasetInfo, dict[str, ParsedTable]]:
 
 
 def duckdb_type(annotation: object) -> str:
-    leaves = _leaf_types(annotation) - {type(None)}
+    leaves = leaf_types(annotation) - {type(None)}
     (leaf,) = leaves
     if typing.get_origin(leaf) is list:
         return "VARCHAR[]"
