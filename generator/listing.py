@@ -129,38 +129,41 @@ def combinations(
 
 def facets(
     route: ListRoute, combos: dict[Combination, tuple[tuple[str, ...], tuple[list[int], ...]]]
-) -> dict[Combination, dict[str, list[tuple[str, int]]]]:
-    """For each combination, the refinements one faceted filter deeper that have rows: value and row count."""
-    faceted = {f.name for f in route.filters if f.faceted}
-    out: dict[Combination, dict[str, list[tuple[str, int]]]] = defaultdict(lambda: defaultdict(list))
+) -> dict[Combination, dict[str, tuple[list[tuple[str | int, int]], bool]]]:
+    """For each combination, the refinements one faceted filter deeper that have rows, per filter in declaration
+    order: (value, row count) most frequent first, then by value, at most ``FACET_LIMIT``, and whether the list
+    was cut short."""
+    by_name = {f.name: f for f in route.filters if f.faceted}
+    found: dict[Combination, dict[str, list[tuple[str | int, int]]]] = defaultdict(lambda: defaultdict(list))
     for key, (_, lists) in combos.items():
         for name, value in key:
-            if name in faceted:
-                out[key - {(name, value)}][name].append((value, len(lists[0])))
+            if name in by_name:
+                found[key - {(name, value)}][name].append((_typed(by_name[name], value), len(lists[0])))
+    out = {}
+    for key, refinements in found.items():
+        ordered = {}
+        for name in by_name:
+            if name in refinements:
+                values = sorted(refinements[name], key=lambda vn: (-vn[1], vn[0]))
+                ordered[name] = (values[:FACET_LIMIT], len(values) > FACET_LIMIT)
+        out[key] = ordered
     return out
 
 
 def _facet_meta(
-    route: ListRoute, active: dict[str, str], sort: str, refinements: dict[str, list[tuple[str, int]]]
+    route: ListRoute, active: dict[str, str], sort: str,
+    refinements: dict[str, tuple[list[tuple[str | int, int]], bool]],
 ) -> dict[str, object]:
-    """``meta.facets`` (most frequent first, then by value; at most ``FACET_LIMIT`` per filter) and the names of
-    the facets cut short in ``meta.facets_truncated``."""
+    """``meta.facets`` with each refinement's URL under this sort (or the default order, where the refinement
+    takes no sort), and the names of the facets cut short in ``meta.facets_truncated``."""
     out: dict[str, list[dict[str, object]]] = {}
-    truncated: list[str] = []
-    for flt in route.filters:
-        if flt.name not in refinements:
-            continue
-        values = sorted(((_typed(flt, v), n) for v, n in refinements[flt.name]), key=lambda vn: (-vn[1], vn[0]))
-        if len(values) > FACET_LIMIT:
-            truncated.append(flt.name)
-        names = {*active, flt.name}
-        refined_sort = sort if sort in route.sorts_for(names) else route.default_sort
-        out[flt.name] = [
-            {"value": value, "count": count,
-             "url": route.file_path({**active, flt.name: str(value)}, refined_sort, 1)}
-            for value, count in values[:FACET_LIMIT]
+    for name, (values, _) in refinements.items():
+        refined_sort = sort if sort in route.sorts_for({*active, name}) else route.default_sort
+        out[name] = [
+            {"value": value, "count": count, "url": route.file_path({**active, name: str(value)}, refined_sort, 1)}
+            for value, count in values
         ]
-    return {"facets": out, "facets_truncated": truncated}
+    return {"facets": out, "facets_truncated": [name for name, (_, cut) in refinements.items() if cut]}
 
 
 def _pages(
