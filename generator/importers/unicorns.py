@@ -41,17 +41,21 @@ def detect_maven(path: Path) -> int | None:
     return 45 if path.name.startswith("maven_unicorns") else None
 
 
+def _company(ctx: Context, name: str, country: str, industry: tuple[str, str], fields: dict) -> CompanyFact:
+    """A private company of a unicorn list, its industry mapped to a sector where the mapping table knows it."""
+    sector = ctx.mapper.sector(*industry)
+    if sector:
+        fields["sector"] = sector
+    return CompanyFact(display_name(name), country=ctx.mapper.country(country) or "", fields=fields,
+                       defaults={"status": "private"})
+
+
 def read_cbinsights(path: Path, ctx: Context) -> Iterator[Fact]:
     for line, row in csv_rows(path, CB_COLUMNS):
         cells = Cells(path, line, row)
         fields = {"valuation_usd": cells.number("valuation_usd_b", scale=10**9), "valuation_date": CB_AS_OF,
                   "valuation_basis": "press-report", "headquarters_city": cells.text("city")}
-        sector = ctx.mapper.sector("cbinsights-industry", row["industry"])
-        if sector:
-            fields["sector"] = sector
-        country = ctx.mapper.country(row["country"]) or ""
-        yield CompanyFact(display_name(row["company"]), country=country, fields=fields,
-                          defaults={"status": "private"})
+        yield _company(ctx, row["company"], row["country"], ("cbinsights-industry", row["industry"]), fields)
         for name in (n.strip() for n in row["select_investors"].split(",")):
             if name:
                 ctx.skip("cbinsights: investor links without a round (investor imported, link not)")
@@ -64,9 +68,4 @@ def read_maven(path: Path, ctx: Context) -> Iterator[Fact]:
         fields = {"valuation_usd": cells.number("Valuation"), "valuation_date": MAVEN_AS_OF,
                   "valuation_basis": "press-report", "headquarters_city": cells.text("City"),
                   "founded_year": cells.number("Year Founded")}
-        sector = ctx.mapper.sector("maven-industry", row["Industry"])
-        if sector:
-            fields["sector"] = sector
-        country = ctx.mapper.country(row["Country"]) or ""
-        yield CompanyFact(display_name(row["Company"]), country=country, fields=fields,
-                          defaults={"status": "private"})
+        yield _company(ctx, row["Company"], row["Country"], ("maven-industry", row["Industry"]), fields)
