@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import errno
+import functools
 import hashlib
 import json
 import os
@@ -20,10 +21,11 @@ import pydantic
 from generator import configs, details, exports, fanout, openapi, problems, queries, serialize
 from generator.landing import landing_page
 from generator.load import DATASET_INFO_FILE, load_into, validate
+from generator.manifest import unit_key
 from generator.registry import DETAIL_ROUTES, DOCUMENT_ROUTES, EXPORT_ROUTE, LIST_ROUTES, ListRoute
 from generator.schema import TABLES, DatasetInfo
 from generator.templates import TEMPLATE_DIR
-from generator.writer import DIGESTS_FILE, Changes, OutputError, OutputLock, OutputWriter, real_output, recover
+from generator.writer import Changes, OutputError, OutputLock, OutputWriter, real_output, recover
 
 OUTPUT_MARKER = ".company-ipo-api"
 BOOKKEEPING = "bookkeeping"
@@ -44,22 +46,27 @@ class BuildConfig:
     """Processes rendering the listings beside the build process; 0: none; None: by dataset size and cores."""
 
 
-def fingerprint(data_dir: Path) -> str:
-    """sha256 over everything the output depends on: the data files, the generator's code, SQL and templates,
-    and the versions of the libraries that shape bytes. The build is deterministic, so an equal fingerprint
-    means an equal output."""
+@functools.cache
+def code_fingerprint() -> str:
+    """sha256 over the generator's code, SQL and templates and the versions of the libraries that shape bytes."""
     digest = hashlib.sha256()
     package = Path(__file__).resolve().parent
-    sources = sorted([*package.rglob("*.py"), *package.rglob("*.sql"), *TEMPLATE_DIR.rglob("*")])
-    inputs = [data_dir / t.file_name for t in TABLES] + [data_dir / DATASET_INFO_FILE]
-    for root, paths in ((package.parent, sources), (data_dir, inputs)):
-        for path in paths:
-            if path.is_file():
-                name = path.relative_to(root).as_posix().encode()
-                digest.update(name + b"\0" + path.read_bytes() + b"\0")
+    for path in sorted([*package.rglob("*.py"), *package.rglob("*.sql"), *TEMPLATE_DIR.rglob("*")]):
+        if path.is_file():
+            digest.update(path.relative_to(package.parent).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
     versions = (f"python {sys.version_info[:3]} duckdb {duckdb.__version__} pydantic {pydantic.VERSION} "
                 f"jinja2 {jinja2.__version__}")
     digest.update(versions.encode())
+    return digest.hexdigest()
+
+
+def fingerprint(data_dir: Path) -> str:
+    """sha256 over everything the output depends on: the data files and the code (``code_fingerprint``). The
+    build is deterministic, so an equal fingerprint means an equal output."""
+    digest = hashlib.sha256(code_fingerprint().encode())
+    for path in [data_dir / t.file_name for t in TABLES] + [data_dir / DATASET_INFO_FILE]:
+        if path.is_file():
+            digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()
 
 
@@ -121,6 +128,25 @@ class BuildReport:
 Progress = Callable[[str], None]
 
 
+def _kind(path: str, unit: str) -> str:
+    if path.startswith("."):
+        return BOOKKEEPING
+    if unit.startswith("listing:"):
+        return "listing"
+    return "export" if unit.startswith("export/") else "detail" if unit else "document"
+
+
+def _count_by_kind(report: BuildReport, writer: OutputWriter) -> None:
+    """Files and bytes of the output by endpoint and by kind, from what the writer wrote or carried over."""
+    for path, (_, size) in writer.digests.items():
+        unit = writer.file_units.get(path, "")
+        kind, endpoint = _kind(path, unit), _endpoint_of(path)
+        report.files_by_kind[kind] += 1
+        report.bytes_by_kind[kind] += size
+        report.files_by_endpoint[endpoint] += 1
+        report.bytes_by_endpoint[endpoint] += size
+
+
 def _endpoint_of(path: str) -> str:
     parts = path.strip("/").split("/")
     return "/".join(parts[:2]) if parts[0] == "api" and len(parts) > 1 else parts[0]
@@ -147,17 +173,24 @@ def example_urls(route: ListRoute, domains: dict[str, list[str]]) -> list[str]:
 
 
 def _detail_files(
-    con: duckdb.DuckDBPyConnection, info: DatasetInfo, examples: dict[str, list[str]]
-) -> Iterator[tuple[str, bytes]]:
+    con: duckdb.DuckDBPyConnection, info: DatasetInfo, examples: dict[str, list[str]], writer: OutputWriter,
+) -> Iterator[tuple[str, bytes, str]]:
+    """Every profile not carried over from the previous output (unit ``<route>/<first key>``: its input records and
+    the dataset's metadata), as (path, body, unit)."""
     meta = queries.base_meta(info)
+    about = info.model_dump_json()
     for route in DETAIL_ROUTES:
-        for keys, model in getattr(details, route.builder)(con, info):
-            canonical = route.file_path(keys[-1])
-            body = serialize.document({"data": model, "meta": meta, "links": {"self": canonical}})
+        for detail in getattr(details, route.builder)(con, info):
+            keys = detail.keys
             if len(examples.setdefault(route.name, [])) < len(keys):
                 examples[route.name] = [f"{route.path}/{key}" for key in keys]
+            unit = f"{route.name}/{keys[0]}"
+            if not writer.render(unit, unit_key(about, repr(detail.inputs))):
+                continue
+            canonical = route.file_path(keys[-1])
+            body = serialize.resource(detail.make(), {"meta": meta, "links": {"self": canonical}})
             for key in keys:
-                yield route.file_path(key), body
+                yield route.file_path(key), body, unit
 
 
 def build(config: BuildConfig, progress: Progress = lambda _: None) -> BuildReport:
@@ -217,27 +250,21 @@ def _build(config: BuildConfig, out: Path, progress: Progress, committed: list[b
     del tables
     stage("load")
 
-    writer = OutputWriter(out)
+    writer = OutputWriter(out, code_fingerprint())
     try:
 
-        def emit(path: str, data: bytes, kind: str = "document") -> None:
-            writer.write(path, data)
-            endpoint = _endpoint_of(path)
-            report.files_by_endpoint[endpoint] += 1
-            report.bytes_by_endpoint[endpoint] += len(data)
-            report.files_by_kind[kind] += 1
-            report.bytes_by_kind[kind] += len(data)
+        emit = writer.write
 
         examples: dict[str, list[str]] = {}
 
         def details_and_exports() -> None:
             progress("details: profiles")
-            for path, body in _detail_files(con, info, examples):
-                emit(path, body, "detail")
+            for path, body, unit in _detail_files(con, info, examples, writer):
+                emit(path, body, unit)
             stage("details")
             progress("exports: json, csv, parquet")
-            for path, body in exports.export_files(con, info, writer.scratch):
-                emit(path, body, "export")
+            for path, body, unit in exports.export_files(con, info, writer.scratch, writer):
+                emit(path, body, unit)
             stage("exports")
 
         workers = config.workers if config.workers is not None else fanout.default_workers(companies)
@@ -249,11 +276,6 @@ def _build(config: BuildConfig, out: Path, progress: Progress, committed: list[b
             results = listings.results()
             stage("listings")
         for route in LIST_ROUTES:
-            endpoint = _endpoint_of(route.path)
-            report.files_by_endpoint[endpoint] += results[route.name].stats.files
-            report.bytes_by_endpoint[endpoint] += results[route.name].stats.bytes
-            report.files_by_kind["listing"] += results[route.name].stats.files
-            report.bytes_by_kind["listing"] += results[route.name].stats.bytes
             examples[route.name] = example_urls(route, results[route.name].domains)
         domains = {name: result.domains for name, result in results.items()}
         if not workers:
@@ -266,16 +288,13 @@ def _build(config: BuildConfig, out: Path, progress: Progress, committed: list[b
         for path, body in problems.problem_files():
             emit(path, body)
         emit(HEADERS_FILE, configs.headers_file().encode())
-        stats = writer.stats
+        writer.write_units()
         emit(OUTPUT_MARKER, serialize.document({  # files: the marker and the digest manifest included
             "generator": "company-ipo-api", "as_of": info.as_of, "fingerprint": inputs,
-            "files": stats.files + 2, "bytes": stats.bytes,
-        }), BOOKKEEPING)
-        digests = writer.write_digests()
-        report.files_by_endpoint[DIGESTS_FILE] += 1
-        report.bytes_by_endpoint[DIGESTS_FILE] += len(digests)
-        report.files_by_kind[BOOKKEEPING] += 1
-        report.bytes_by_kind[BOOKKEEPING] += len(digests)
+            "files": writer.stats.files + 2, "bytes": writer.stats.bytes,
+        }))
+        writer.write_digests()
+        _count_by_kind(report, writer)
         report.changes = writer.changes()
         stage("docs")
         progress("commit: swapping the new output in")

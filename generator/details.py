@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from functools import partial
+from typing import NamedTuple
 
 import duckdb
+from pydantic import BaseModel
 
 from generator import responses
 from generator.queries import read_sql
@@ -43,9 +46,16 @@ def _grouped(
     return groups
 
 
-def company_profiles(
-    con: duckdb.DuckDBPyConnection, info: DatasetInfo
-) -> Iterator[tuple[tuple[str, ...], responses.CompanyProfile]]:
+class Detail(NamedTuple):
+    """One resource to render: the keys it is published under (id first, or slug), the records it is made from
+    (their ``repr`` keys its unit: equal inputs render equal files) and how to make its response model."""
+
+    keys: tuple[str, ...]
+    inputs: tuple[object, ...]
+    make: Callable[[], BaseModel]
+
+
+def company_profiles(con: duckdb.DuckDBPyConnection, info: DatasetInfo) -> Iterator[Detail]:
     """Every company's profile, keyed by (id, slug)."""
     financials = _grouped(con, "company_financials")
     rounds = _grouped(con, "company_rounds")
@@ -58,69 +68,78 @@ def company_profiles(
         LEFT JOIN exchanges e ON e.slug = c.exchange ORDER BY c.id
     """)
     for c in companies:
-        company_rounds = rounds.get(c["id"], [])
-        disclosed = [r for r in company_rounds if r["amount_usd"] is not None]
-        amounts = [r["amount_usd"] for r in disclosed if r["transaction"] == "equity"]
-        others = [r["amount_usd"] for r in disclosed if r["transaction"] != "equity"]
-        investor_ids = {i["id"] for r in company_rounds for i in r["investors"]}
-        latest = company_rounds[0] if company_rounds else None
-        profile = responses.CompanyProfile(
-            id=c["id"], slug=c["slug"], name=c["name"],
-            sector=c["sector"], sector_name=c["sector_name"], country=c["country"], country_name=c["country_name"],
-            status=c["status"], founded_year=c["founded_year"], headquarters_city=c["headquarters_city"],
-            website=c["website"], description=c["description"],
-            valuation_usd=c["valuation_usd"], valuation_date=c["valuation_date"],
-            valuation_basis=c["valuation_basis"],
-            listing=responses.Listing(
-                ticker=c["ticker"], exchange=c["exchange"], exchange_name=c["exchange_name"], cik=c["cik"],
-                edgar_url=EDGAR_COMPANY_URL.format(cik=c["cik"]) if c["cik"] else None,
-                listing_date=c["listing_date"], listing_kind=c["listing_kind"],
-            ),
-            acquisition=responses.Acquisition(
-                acquirer=c["acquirer"], acquired_date=c["acquired_date"], price_usd=c["acquisition_price_usd"],
-            ) if c["acquirer"] else None,
-            financials=financials.get(c["id"], []),
-            funding=responses.Funding(
-                total_raised_usd=sum(amounts) if amounts else None,
-                rounds_count=len(company_rounds),
-                investors_count=len(investor_ids),
-                last_round_stage=latest["stage"] if latest else None,
-                last_round_date=latest["announced_date"] if latest else None,
-                rounds=company_rounds,
-                other_transactions_usd=sum(others) if others else None,
-            ),
-            ipos=ipos.get(c["id"], []),
-            analysis=responses.Analysis(**analysis[c["id"]], methodology=ANALYSIS_METHODOLOGY),
-            valuation_is_current=analysis_current[c["id"]],
-            valuation_currency_converted_from=c["valuation_currency_converted_from"],
-        )
-        yield (str(c["id"]), c["slug"]), profile
+        inputs = (c, financials.get(c["id"], []), rounds.get(c["id"], []), ipos.get(c["id"], []),
+                  analysis[c["id"]], analysis_current[c["id"]])
+        yield Detail((str(c["id"]), c["slug"]), inputs, partial(_company_profile, *inputs))
 
 
-def investor_profiles(
-    con: duckdb.DuckDBPyConnection, info: DatasetInfo
-) -> Iterator[tuple[tuple[str, ...], responses.InvestorProfile]]:
-    """Every investor with its portfolio and the rounds it led, keyed by (id, slug)."""
+def _company_profile(
+    c: dict, financials: list[dict], company_rounds: list[dict], ipos: list[dict], analysis: dict, current: bool
+) -> responses.CompanyProfile:
+    disclosed = [r for r in company_rounds if r["amount_usd"] is not None]
+    amounts = [r["amount_usd"] for r in disclosed if r["transaction"] == "equity"]
+    others = [r["amount_usd"] for r in disclosed if r["transaction"] != "equity"]
+    investor_ids = {i["id"] for r in company_rounds for i in r["investors"]}
+    latest = company_rounds[0] if company_rounds else None
+    return responses.CompanyProfile(
+        id=c["id"], slug=c["slug"], name=c["name"],
+        sector=c["sector"], sector_name=c["sector_name"], country=c["country"], country_name=c["country_name"],
+        status=c["status"], founded_year=c["founded_year"], headquarters_city=c["headquarters_city"],
+        website=c["website"], description=c["description"],
+        valuation_usd=c["valuation_usd"], valuation_date=c["valuation_date"],
+        valuation_basis=c["valuation_basis"],
+        listing=responses.Listing(
+            ticker=c["ticker"], exchange=c["exchange"], exchange_name=c["exchange_name"], cik=c["cik"],
+            edgar_url=EDGAR_COMPANY_URL.format(cik=c["cik"]) if c["cik"] else None,
+            listing_date=c["listing_date"], listing_kind=c["listing_kind"],
+        ),
+        acquisition=responses.Acquisition(
+            acquirer=c["acquirer"], acquired_date=c["acquired_date"], price_usd=c["acquisition_price_usd"],
+        ) if c["acquirer"] else None,
+        financials=financials,
+        funding=responses.Funding(
+            total_raised_usd=sum(amounts) if amounts else None,
+            rounds_count=len(company_rounds),
+            investors_count=len(investor_ids),
+            last_round_stage=latest["stage"] if latest else None,
+            last_round_date=latest["announced_date"] if latest else None,
+            rounds=company_rounds,
+            other_transactions_usd=sum(others) if others else None,
+        ),
+        ipos=ipos,
+        analysis=responses.Analysis(**analysis, methodology=ANALYSIS_METHODOLOGY),
+        valuation_is_current=current,
+        valuation_currency_converted_from=c["valuation_currency_converted_from"],
+    )
+
+
+def investor_profiles(con: duckdb.DuckDBPyConnection, info: DatasetInfo) -> Iterator[Detail]:
+    """Every investor with its portfolio and the rounds it led, keyed by slug."""
     portfolio = _grouped(con, "investor_portfolio", by="investor_id")
     led = _grouped(con, "investor_rounds_led", by="investor_id")
     for investor in _records(con, read_sql("investors") + " ORDER BY i.id"):
-        profile = responses.InvestorProfile(
-            **investor, portfolio=portfolio.get(investor["id"], []), rounds_led=led.get(investor["id"], []),
-        )
-        yield (investor["slug"],), profile
+        inputs = (investor, portfolio.get(investor["id"], []), led.get(investor["id"], []))
+        yield Detail((investor["slug"],), inputs, partial(_investor_profile, *inputs))
 
 
-def industry_details(
-    con: duckdb.DuckDBPyConnection, info: DatasetInfo
-) -> Iterator[tuple[tuple[str, ...], responses.IndustryDetail]]:
+def _investor_profile(investor: dict, portfolio: list[dict], led: list[dict]) -> responses.InvestorProfile:
+    return responses.InvestorProfile(**investor, portfolio=portfolio, rounds_led=led)
+
+
+def industry_details(con: duckdb.DuckDBPyConnection, info: DatasetInfo) -> Iterator[Detail]:
     """Every sector's aggregates with its companies, countries and funding by year, keyed by slug."""
     companies = _grouped(con, "industry_companies", by="sector")
     countries = _grouped(con, "industry_countries", by="sector")
     funding = _grouped(con, "industry_funding", by="sector")
     for industry in _records(con, read_sql("industries") + " ORDER BY s.slug"):
         slug = industry["slug"]
-        detail = responses.IndustryDetail(
-            **industry, companies_by_country=countries.get(slug, []), funding_by_year=funding.get(slug, []),
-            companies=companies.get(slug, []),
-        )
-        yield (slug,), detail
+        inputs = (industry, countries.get(slug, []), funding.get(slug, []), companies.get(slug, []))
+        yield Detail((slug,), inputs, partial(_industry_detail, *inputs))
+
+
+def _industry_detail(
+    industry: dict, countries: list[dict], funding: list[dict], companies: list[dict]
+) -> responses.IndustryDetail:
+    return responses.IndustryDetail(
+        **industry, companies_by_country=countries, funding_by_year=funding, companies=companies,
+    )

@@ -12,11 +12,14 @@ import io
 import os
 import zipfile
 from collections.abc import Callable, Iterator
+from typing import Protocol
 
 import duckdb
 
 from generator import serialize
 from generator.load import duckdb_type
+from generator.manifest import unit_key
+from generator.queries import content_digest
 from generator.registry import EXPORT_ROUTE
 from generator.schema import TABLES, DatasetInfo, Table
 
@@ -63,7 +66,7 @@ def _archive(members: list[tuple[str, bytes]], compress: int) -> bytes:
             member.compress_type = compress
             member.create_system = 3
             member.external_attr = 0o100644 << 16
-            archive.writestr(member, data, compresslevel=9 if compress == zipfile.ZIP_DEFLATED else None)
+            archive.writestr(member, data, compresslevel=6 if compress == zipfile.ZIP_DEFLATED else None)
     return buffer.getvalue()
 
 
@@ -71,58 +74,98 @@ def _describe(path: str, rows: int, data: bytes) -> dict[str, object]:
     return {"url": path, "rows": rows, "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
 
 
+class Staging(Protocol):
+    """Where the exports go: decides which tables render (``render``, see ``OutputWriter.render``) and reads back
+    a file carried over from the previous output (``read``), which the whole-dataset files are made from."""
+
+    def render(self, unit: str, key: str, extra: object = None) -> bool: ...
+
+    def read(self, path: str) -> bytes: ...
+
+
+def _rows_of(table_json: bytes) -> bytes:
+    """The ``data`` array of a per-table json file, as written: ``[``, one row per line, ``]``."""
+    start = len(b'{"data":')
+    end = table_json.rindex(b'\n],"meta":') + 2 if table_json.startswith(b'{"data":[\n') else start + 2
+    return table_json[start:end]
+
+
 def export_files(
-    con: duckdb.DuckDBPyConnection, info: DatasetInfo, scratch: Callable[[str], str]
-) -> Iterator[tuple[str, bytes]]:
-    """Every export file, archive and manifest; ``scratch(name)`` gives a temporary path inside the output folder."""
+    con: duckdb.DuckDBPyConnection, info: DatasetInfo, scratch: Callable[[str], str], staging: Staging,
+) -> Iterator[tuple[str, bytes, str]]:
+    """Every export file, archive and manifest as (path, body, unit); ``scratch(name)`` gives a temporary path
+    inside the output folder.
+
+    Each table's three files are the unit ``export/<table>``, keyed by the table's content and the dataset's
+    metadata: a table that did not change is carried over and its files read back for the whole-dataset files
+    (``export/dataset``), which are made again only when some table changed."""
     route = EXPORT_ROUTE
     meta = {"as_of": info.as_of.isoformat(), "disclaimer": info.disclaimer, "license": info.license}
-    manifests: dict[str, list[dict[str, object]]] = {f: [] for f in route.formats}
-    datasets: dict[str, dict[str, object]] = {}
-
-    def entry(export_format: str, table: str, rows: int, data: bytes) -> tuple[str, bytes]:
-        path = route.file_path(export_format, table)
-        manifests[export_format].append({"table": table, **_describe(path, rows, data)})
-        return path, data
-
+    about = info.model_dump_json()
     counts = {t.name: con.execute(f"SELECT count(*) FROM {t.name}").fetchone()[0] for t in TABLES}  # type: ignore[index]
-    total = sum(counts.values())
-    everything: dict[str, list[dict]] = {}
+    keys = {t.name: unit_key(about, content_digest(con, t.name, _order(t))) for t in TABLES}
+    members: dict[str, dict[str, bytes]] = {f: {} for f in route.formats}
     for table in TABLES:
-        rows = _json_rows(con, table)
-        everything[table.name] = rows
-        path = route.file_path("json", table.name)
-        body = {"meta": {**meta, "table": table.name, "rows": len(rows)}, "links": {"self": path}}
-        yield entry("json", table.name, len(rows), serialize.envelope(body, [serialize.dumps(r) for r in rows]))
+        unit = f"export/{table.name}"
+        if staging.render(unit, keys[table.name]):
+            for export_format, data in _table_files(con, table, meta, scratch):
+                members[export_format][table.name] = data
+                yield route.file_path(export_format, table.name), data, unit
+        else:
+            for export_format in route.formats:
+                members[export_format][table.name] = staging.read(route.file_path(export_format, table.name))
+    if staging.render("export/dataset", unit_key(*keys.values())):
+        yield from ((path, data, "export/dataset") for path, data in _dataset_files(meta, counts, members))
+
+
+def _table_files(
+    con: duckdb.DuckDBPyConnection, table: Table, meta: dict[str, object], scratch: Callable[[str], str]
+) -> Iterator[tuple[str, bytes]]:
+    """One table's json, csv and parquet files, as (format, body)."""
+    route = EXPORT_ROUTE
+    rows = [serialize.dumps(r) for r in _json_rows(con, table)]
+    path = route.file_path("json", table.name)
+    body = {"meta": {**meta, "table": table.name, "rows": len(rows)}, "links": {"self": path}}
+    yield "json", serialize.envelope(body, rows)
+    for export_format, options in (("csv", "FORMAT csv, HEADER, NEW_LINE '\r\n'"), ("parquet", "FORMAT parquet")):
+        path = scratch(f"{table.name}.{export_format}")
+        select = _csv_select(table) if export_format == "csv" else (
+            f"SELECT * FROM {table.name} ORDER BY {_order(table)}")
+        quoted = path.replace("'", "''")
+        con.execute(f"COPY ({select}) TO '{quoted}' ({options})")
+        with open(path, "rb") as handle:
+            data = handle.read()
+        os.remove(path)
+        yield export_format, data
+
+
+def _dataset_files(
+    meta: dict[str, object], counts: dict[str, int], members: dict[str, dict[str, bytes]]
+) -> Iterator[tuple[str, bytes]]:
+    """The whole dataset per format (json: one document, one row per line; csv and parquet: a zip of the table
+    files and their manifest) and ``/api/export``, the manifest of every file."""
+    route = EXPORT_ROUTE
+    total = sum(counts.values())
+    manifests = {
+        f: [{"table": t, **_describe(route.file_path(f, t), counts[t], data)} for t, data in members[f].items()]
+        for f in route.formats
+    }
+    datasets: dict[str, dict[str, object]] = {}
     dataset_path = route.dataset_path("json")
-    dataset = serialize.document({"meta": {**meta, "tables": counts}, "tables": everything,
-                                  "links": {"self": dataset_path}})
+    tables = b",".join(serialize.dumps(t) + b":" + _rows_of(data) for t, data in members["json"].items())
+    dataset = serialize.spliced({"meta": {**meta, "tables": counts}, "tables": serialize.SPLICE,
+                                 "links": {"self": dataset_path}}, b"{" + tables + b"}")
     datasets["json"] = _describe(dataset_path, total, dataset)
     yield dataset_path, dataset
-    del everything, dataset
-
-    for export_format, options in (("csv", "FORMAT csv, HEADER, NEW_LINE '\r\n'"), ("parquet", "FORMAT parquet")):
-        members: list[tuple[str, bytes]] = []
-        for table in TABLES:
-            path = scratch(f"{table.name}.{export_format}")
-            select = _csv_select(table) if export_format == "csv" else (
-                f"SELECT * FROM {table.name} ORDER BY {_order(table)}")
-            quoted = path.replace("'", "''")
-            con.execute(f"COPY ({select}) TO '{quoted}' ({options})")
-            with open(path, "rb") as handle:
-                data = handle.read()
-            os.remove(path)
-            members.append((f"{table.name}.{export_format}", data))
-            yield entry(export_format, table.name, counts[table.name], data)
+    for export_format in ("csv", "parquet"):
         inner = serialize.document({"data": {"format": export_format, "files": manifests[export_format]},
                                     "meta": meta})
         compress = zipfile.ZIP_DEFLATED if export_format == "csv" else zipfile.ZIP_STORED
-        archive = _archive([*members, (ARCHIVE_MANIFEST, inner)], compress)
-        del members
+        files = [(f"{table}.{export_format}", data) for table, data in members[export_format].items()]
+        archive = _archive([*files, (ARCHIVE_MANIFEST, inner)], compress)
         archive_path = route.dataset_path(export_format)
         datasets[export_format] = _describe(archive_path, total, archive)
         yield archive_path, archive
-
     yield route.index_path(), serialize.document({
         "data": {"formats": [{"format": f, "dataset": datasets[f], "files": manifests[f]} for f in route.formats],
                  "tables": counts},

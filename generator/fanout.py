@@ -25,9 +25,10 @@ from dataclasses import dataclass, field
 import duckdb
 
 from generator import listing
+from generator.manifest import Previous, read_previous, unit_key
 from generator.registry import LIST_ROUTES, ListRoute
 from generator.schema import DatasetInfo
-from generator.writer import OutputWriter, StagedFiles, WriteStats, read_digests
+from generator.writer import OutputWriter, StagedFiles, WriteStats
 
 SNAPSHOT_FILE = "listings.duckdb"
 PR_SET_PDEATHSIG = 1
@@ -38,20 +39,32 @@ class RouteResult:
     name: str
     domains: dict[str, list[str]] = field(default_factory=dict)
     """Allowed values of each filter: the ones that have files."""
-    stats: WriteStats = field(default_factory=WriteStats)
-    digests: dict[str, tuple[str, int]] = field(default_factory=dict)
-    rewritten: set[str] = field(default_factory=set)
+    files: StagedFiles | None = None
+    """What the route wrote (or carried over from the previous output), without the previous manifest."""
+
+    @property
+    def stats(self) -> WriteStats:
+        return self.files.stats if self.files is not None else WriteStats()
 
 
 def render_route(
     con: duckdb.DuckDBPyConnection, route: ListRoute, info: DatasetInfo, staging: str, previous: str | None,
-    previous_digests: dict[str, tuple[str, int]] | None = None,
+    previous_manifest: Previous | None = None,
 ) -> RouteResult:
-    """Write every page of one route into the staging folder; its own ``StagedFiles`` counts what it wrote."""
-    files = StagedFiles(staging, previous, previous_digests)
-    result = RouteResult(route.name, stats=files.stats, digests=files.digests, rewritten=files.rewritten)
-    for page in listing.render(con, route, info, result.domains):
-        files.write(page.path, page.body)
+    """Write every page of one route into the staging folder through its own ``StagedFiles``, or carry the
+    route's files over from the previous output when its rows and the dataset's metadata are those it was
+    rendered from (the unit ``listing:<route>``)."""
+    files = StagedFiles(staging, previous, previous_manifest)
+    result = RouteResult(route.name, files=files)
+    unit = f"listing:{route.name}"
+    key = unit_key(info.model_dump_json(), listing.materialize(con, route, info))
+    if files.render(unit, key):
+        for page in listing.render(con, route, info, result.domains):
+            files.write(page.path, page.body, unit)
+        files.unit_extras[unit] = result.domains
+    else:
+        result.domains = files.carried_extra(unit)  # type: ignore[assignment]
+    files.detach()
     return result
 
 
@@ -64,14 +77,16 @@ def _weight(route: ListRoute) -> tuple[int, int]:
 _worker: dict[str, object] = {}
 
 
-def _init_worker(parent: int, snapshot: str, staging: str, previous: str | None, info: DatasetInfo) -> None:
+def _init_worker(
+    parent: int, snapshot: str, staging: str, previous: str | None, info: DatasetInfo, code: str | None
+) -> None:
     with contextlib.suppress(OSError, AttributeError):  # not Linux: the worker then finishes its route alone
         ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
     if os.getppid() != parent:  # the build died before the line above took effect
         os._exit(1)
     con = duckdb.connect(snapshot, read_only=True, config={"threads": 1})
     con.execute("SET enable_progress_bar = false")
-    _worker.update(con=con, staging=staging, previous=previous, info=info, digests=read_digests(previous))
+    _worker.update(con=con, staging=staging, previous=previous, info=info, digests=read_previous(previous, code))
 
 
 def _render_in_worker(name: str) -> RouteResult:
@@ -106,7 +121,7 @@ class Listings:
             self._con.execute("DETACH listing_snapshot")
             self._pool = ProcessPoolExecutor(
                 self._workers, mp_context=multiprocessing.get_context("spawn"), initializer=_init_worker,
-                initargs=(os.getpid(), snapshot, self._staging, self._previous, self._info),
+                initargs=(os.getpid(), snapshot, self._staging, self._previous, self._info, self._writer.code),
             )
             routes = sorted(LIST_ROUTES, key=_weight)
             self._futures = [self._pool.submit(_render_in_worker, route.name) for route in routes]
@@ -118,7 +133,7 @@ class Listings:
         """Every route's result, by route name, in registry order; their files count into the writer's stats."""
         done: list[RouteResult] = []
         if self._pool is None:
-            digests = self._writer.previous_digests
+            digests = self._writer.previous_manifest
             for route in LIST_ROUTES:
                 done.append(render_route(self._con, route, self._info, self._staging, self._previous, digests))
                 self._report(done)
@@ -126,7 +141,7 @@ class Listings:
             done = [future.result() for future in self._futures]
         by_name = {result.name: result for result in done}
         for result in done:
-            self._writer.merge(result.digests, result.rewritten, result.stats)
+            self._writer.merge(result.files)  # type: ignore[arg-type]
         return {route.name: by_name[route.name] for route in LIST_ROUTES}
 
     def _finished(self, future: Future[RouteResult]) -> None:

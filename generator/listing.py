@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import duckdb
 
 from generator import serialize
-from generator.queries import base_meta, read_sql, sql_params
+from generator.queries import base_meta, content_digest, read_sql, sql_params
 from generator.registry import FACET_LIMIT, WORD_MAX, Filter, ListRoute
 from generator.schema import DatasetInfo
 
@@ -31,14 +31,20 @@ class Page:
     body: bytes
 
 
-def load_rows(con: duckdb.DuckDBPyConnection, route: ListRoute, info: DatasetInfo) -> list[bytes]:
-    """Materialize the route's rows as temp table ``rows`` (with ``_idx``) and serialize each row once."""
+def materialize(con: duckdb.DuckDBPyConnection, route: ListRoute, info: DatasetInfo) -> str:
+    """Create the route's rows as temp table ``rows`` (with ``_idx``); return a digest of its whole content, which
+    (with the dataset's metadata and the code) determines every page of the route."""
     sql = read_sql(route.rows_sql)
     con.execute(
         f"CREATE OR REPLACE TEMP TABLE rows AS SELECT row_number() OVER (ORDER BY {route.key}) - 1 AS _idx, * "
         f"FROM ({sql})",
         sql_params(sql, info),
     )
+    return content_digest(con, "rows", "_idx")
+
+
+def load_rows(con: duckdb.DuckDBPyConnection, route: ListRoute) -> list[bytes]:
+    """Serialize each row of ``rows`` (see ``materialize``) once, in ``_idx`` order."""
     fields = list(route.model.model_fields)
     columns = ", ".join(f'"{name}"' for name in fields)
     result = con.execute(f"SELECT {columns} FROM rows ORDER BY _idx")
@@ -168,42 +174,44 @@ def _facet_meta(
 
 def _pages(
     route: ListRoute, active: dict[str, str], typed: dict[str, object], sort: str, ids: list[int],
-    rows: list[bytes], meta: dict[str, object], first_page_meta: dict[str, object],
+    rows: list[bytes], meta: bytes, first_page_meta: dict[str, object],
 ) -> Iterator[Page]:
-    """The pages of one non-empty result set under one sort; page 1 also carries ``first_page_meta``."""
+    """The pages of one non-empty result set under one sort; page 1 also carries ``first_page_meta``.
+
+    Each page is ``{"data", "meta": {total, page, per_page, pages, sort, filters, **meta, **first_page_meta},
+    "links"}``, assembled from fragments serialized once per result set (``meta``: the members of the route's
+    constant meta object, already serialized)."""
     per_page = route.per_page
     total = len(ids)
     pages = math.ceil(total / per_page)
-
-    def link(page: int) -> str:
-        return route.file_path(active, sort, page)
-
+    paths = [route.file_path(active, sort, page) for page in range(1, pages + 1)]
+    links = [serialize.dumps(path) for path in paths]
+    common = b'"per_page":%d,"pages":%d,"sort":%s,"filters":%s' % (
+        per_page, pages, serialize.dumps(sort), serialize.dumps(typed))
+    common += b"," + meta if meta else b""
+    first = b"," + serialize.members(first_page_meta) if first_page_meta else b""
     for page in range(1, pages + 1):
         chunk = ids[(page - 1) * per_page : page * per_page]
-        body = {
-            "meta": {
-                "total": total, "page": page, "per_page": per_page, "pages": pages, "sort": sort,
-                "filters": typed, **meta, **(first_page_meta if page == 1 else {}),
-            },
-            "links": {
-                "self": link(page), "first": link(1),
-                "prev": link(page - 1) if page > 1 else None,
-                "next": link(page + 1) if page < pages else None,
-                "last": link(pages),
-            },
-        }
-        yield Page(link(page), serialize.envelope(body, [rows[i] for i in chunk]))
+        yield Page(paths[page - 1], b"".join((
+            b'{"data":[\n', b",\n".join([rows[i] for i in chunk]), b'\n],"meta":{"total":%d,"page":%d,' % (total, page),
+            common, first if page == 1 else b"",
+            b'},"links":{"self":', links[page - 1], b',"first":', links[0],
+            b',"prev":', links[page - 2] if page > 1 else b"null",
+            b',"next":', links[page] if page < pages else b"null",
+            b',"last":', links[-1], b"}}\n",
+        )))
 
 
 def render(
     con: duckdb.DuckDBPyConnection, route: ListRoute, info: DatasetInfo,
     domains_out: dict[str, list[str]] | None = None,
 ) -> Iterator[Page]:
-    """Every page of one listing route that has rows: each non-empty combination, each of its sorts, each page.
+    """Every page of one listing route that has rows: each non-empty combination, each of its sorts, each page,
+    from the rows ``materialize`` made.
 
     The values each filter takes alone (the ones that have files) go into ``domains_out``."""
-    rows = load_rows(con, route, info)
-    meta = base_meta(info)
+    rows = load_rows(con, route)
+    meta = serialize.members(base_meta(info))
     combos = combinations(con, route)
     refinements = facets(route, combos)
     if domains_out is not None:

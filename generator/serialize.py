@@ -29,6 +29,11 @@ def dumps(value: object) -> bytes:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False, default=_default).encode()
 
 
+def members(value: dict[str, object]) -> bytes:
+    """The members of a JSON object without its braces, to join into a larger object."""
+    return dumps(value)[1:-1]
+
+
 def document(value: object) -> bytes:
     """A whole JSON file: the value and a final newline."""
     return dumps(value) + b"\n"
@@ -41,8 +46,22 @@ def row(model: BaseModel) -> bytes:
     return model.model_dump_json().encode()
 
 
+SPLICE = _ROWS_SENTINEL
+"""Placeholder for the value ``spliced`` puts in."""
+
+
+def spliced(value: dict[str, object], json_bytes: bytes) -> bytes:
+    """A whole JSON file: ``value`` with its one ``SPLICE`` placeholder replaced by already serialized JSON."""
+    head, tail = dumps(value).split(_ROWS_SENTINEL_JSON)
+    return head + json_bytes + tail + b"\n"
+
+
+def resource(model: BaseModel, body: dict[str, object]) -> bytes:
+    """A JSON file whose ``data`` is ``model`` (written by pydantic, as ``row``) and ``body`` the rest."""
+    return spliced({"data": SPLICE, **body}, row(model))
+
+
 def envelope(body: dict[str, object], rows: Sequence[bytes]) -> bytes:
     """A JSON file whose ``data`` is the already serialized ``rows``, one per line; ``body`` is the rest."""
-    head, tail = dumps({"data": _ROWS_SENTINEL, **body}).split(_ROWS_SENTINEL_JSON)
     data = b"[\n" + b",\n".join(rows) + b"\n]" if rows else b"[]"
-    return head + data + tail + b"\n"
+    return spliced({"data": SPLICE, **body}, data)

@@ -26,20 +26,19 @@ from __future__ import annotations
 import ctypes
 import errno
 import fcntl
-import hashlib
 import os
 import shutil
 import stat
 import subprocess
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
+from pathlib import Path
+
+from generator.manifest import DIGESTS_FILE, UNITS_FILE, Previous, digest, digests_body, read_previous, units_body
 
 STAGING_SUFFIX = ".staging"
 RETIRED_SUFFIX = ".retired"
 LOCK_SUFFIX = ".lock"
 SCRATCH_DIR = ".scratch"
-DIGESTS_FILE = ".company-ipo-api.digests"
-"""Every file of the output but itself: ``path<TAB>digest<TAB>size`` per line, sorted by path."""
 
 
 class OutputError(Exception):
@@ -144,36 +143,6 @@ def _rename(source: Path, target: Path) -> None:
     os.rename(source, target)
 
 
-def digest(data: bytes) -> str:
-    return hashlib.blake2b(data, digest_size=16).hexdigest()
-
-
-def read_digests(folder: str | None) -> dict[str, tuple[str, int]] | None:
-    """The digest manifest of an output folder: path -> (digest, size); None where there is none."""
-    if folder is None:
-        return None
-    try:
-        with open(os.path.join(folder, DIGESTS_FILE), encoding="utf-8") as handle:
-            lines = handle.read().splitlines()
-    except (OSError, UnicodeDecodeError):
-        return None
-    out: dict[str, tuple[str, int]] = {}
-    for line in lines:
-        path, _, rest = line.partition("\t")
-        hexdigest, _, size = rest.partition("\t")
-        if not size.isdigit():
-            return None  # damaged: compare byte by byte instead
-        out[path] = (hexdigest, int(size))
-    return out
-
-
-def _mtime_ns(path: str) -> int:
-    try:
-        return os.stat(path).st_mtime_ns
-    except OSError:
-        return 0
-
-
 def _listed_file(path: str, size: int, listed_at: int) -> bool | None:
     """Whether a regular file (not a link to elsewhere) of ``size`` bytes, untouched since its output's digest
     manifest was written (``listed_at``, ns), is at ``path``; None: modified since, so compare its bytes."""
@@ -228,86 +197,139 @@ class StagedFiles:
     Several processes may each hold one for the same staging folder (``OutputWriter`` owns the folder itself).
     """
 
-    def __init__(
-        self, staging: str, previous: str | None, previous_digests: dict[str, tuple[str, int]] | None = None
-    ) -> None:
+    def __init__(self, staging: str, previous: str | None, previous_manifest: Previous | None = None) -> None:
         self._staging = staging
         self._previous = previous
-        self._previous_digests = previous_digests
-        self._listed_at = _mtime_ns(os.path.join(previous, DIGESTS_FILE)) if previous is not None else 0
-        """When the previous digest manifest was written: a file modified later (by hand) is compared byte by byte."""
+        self._old = previous_manifest
         self._dirs: set[str] = set()
         self.stats = WriteStats()
         self.digests: dict[str, tuple[str, int]] = {}
         """What this writer wrote: path -> (digest, size)."""
         self.rewritten: set[str] = set()
         """Paths written afresh (new or changed content); the others were hard-linked from the previous output."""
+        self.file_units: dict[str, str] = {}
+        """Path -> the unit that wrote it (files of no unit are left out)."""
+        self.unit_keys: dict[str, str] = {}
+        self.unit_extras: dict[str, object] = {}
 
     @staticmethod
-    def relative(path: str) -> PurePosixPath:
+    def relative(path: str) -> str:
         """Check an output path (``/api/x.json`` or ``api/x.json``) and return it relative to the output."""
-        relative = PurePosixPath(path.lstrip("/"))
-        if not relative.parts or any(p in ("", ".", "..") or "\\" in p or "\x00" in p for p in relative.parts):
+        relative = path.lstrip("/")
+        parts = relative.split("/")
+        if not relative or "\\" in relative or "\x00" in relative or any(p in ("", ".", "..") for p in parts):
             raise OutputError(f"refusing to write outside the output folder: {path!r}")
         return relative
 
-    def write(self, path: str, data: bytes) -> None:
-        key = self.relative(path).as_posix()
-        target = os.path.join(self._staging, key)
+    def _parent(self, target: str) -> None:
         parent = os.path.dirname(target)
         if parent not in self._dirs:
             os.makedirs(parent, exist_ok=True)
             self._dirs.add(parent)
+
+    def write(self, path: str, data: bytes, unit: str = "") -> None:
+        """Write one file of ``unit`` (or of none: a document rendered every build)."""
+        key = self.relative(path)
+        target = os.path.join(self._staging, key)
+        self._parent(target)
         hexdigest = digest(data)
         try:  # exclusive creation: the staging folder itself refuses a second write to a path
             if self._previous is not None and self._unchanged(key, hexdigest, data):
                 os.link(os.path.join(self._previous, key), target)
-                self._count(key, hexdigest, data, written=False)
+                self._record(key, hexdigest, len(data), unit, written=False)
                 return
             with open(target, "xb") as handle:
                 handle.write(data)
         except FileExistsError:
             raise OutputError(f"two writes to the same file: {key}") from None
-        self._count(key, hexdigest, data, written=True)
+        self._record(key, hexdigest, len(data), unit, written=True)
+
+    def render(self, unit: str, key: str, extra: object = None) -> bool:
+        """Whether ``unit`` must be rendered: False when its files were carried over instead, hard-linked from the
+        previous output because the previous build rendered them from the same inputs (same ``key``, same code)
+        and each is still the file its manifest lists. Records the key (and ``extra``, what the build needs from
+        the unit when it is carried over next time) either way."""
+        self.unit_keys[unit] = key
+        if extra is not None:
+            self.unit_extras[unit] = extra
+        old = self._old
+        if old is None or self._previous is None or old.keys.get(unit) != key or unit not in old.by_unit:
+            return True
+        paths = old.by_unit[unit]
+        for path in paths:
+            if _listed_file(os.path.join(self._previous, path), old.files[path][1], old.listed_at) is not True:
+                return True
+        for path in paths:
+            target = os.path.join(self._staging, path)
+            self._parent(target)
+            try:
+                os.link(os.path.join(self._previous, path), target)
+            except FileExistsError:
+                raise OutputError(f"two writes to the same file: {path}") from None
+            hexdigest, size = old.files[path]
+            self._record(path, hexdigest, size, unit, written=False)
+        if unit in old.extras:
+            self.unit_extras[unit] = old.extras[unit]
+        return False
+
+    def read(self, path: str) -> bytes:
+        """The bytes of a file already in the staging folder (written or carried over)."""
+        with open(os.path.join(self._staging, self.relative(path)), "rb") as handle:
+            return handle.read()
+
+    def carried_extra(self, unit: str) -> object:
+        """What ``unit`` recorded as its extra (the previous build's, for a unit carried over)."""
+        return self.unit_extras.get(unit)
 
     def _unchanged(self, key: str, hexdigest: str, data: bytes) -> bool:
         """Whether the previous output holds ``data`` at ``key``: by its digest manifest where it lists the path
         (and the file there has the listed size), else by reading the file back."""
         old = os.path.join(self._previous, key)  # type: ignore[arg-type]
-        listed = self._previous_digests.get(key) if self._previous_digests is not None else None
+        listed = self._old.files.get(key) if self._old is not None else None
         if listed is not None:
             if listed != (hexdigest, len(data)):
                 return False
-            untouched = _listed_file(old, len(data), self._listed_at)
+            untouched = _listed_file(old, len(data), self._old.listed_at)  # type: ignore[union-attr]
             if untouched is not None:
                 return untouched
         return _same_file_content(old, data)
 
-    def _count(self, key: str, hexdigest: str, data: bytes, *, written: bool) -> None:
+    def _record(self, key: str, hexdigest: str, size: int, unit: str, *, written: bool) -> None:
         self.stats.files += 1
-        self.stats.bytes += len(data)
+        self.stats.bytes += size
         self.stats.written += written
-        self.digests[key] = (hexdigest, len(data))
+        self.digests[key] = (hexdigest, size)
+        if unit:
+            self.file_units[key] = unit
         if written:
             self.rewritten.add(key)
 
-    def merge(self, digests: dict[str, tuple[str, int]], rewritten: set[str], stats: WriteStats) -> None:
+    def detach(self) -> None:
+        """Drop the previous manifest (before this object travels back from a worker process)."""
+        self._old = None
+
+    def merge(self, other: StagedFiles) -> None:
         """Count in what another ``StagedFiles`` (a worker's) wrote into the same staging folder."""
-        self.digests.update(digests)
-        self.rewritten |= rewritten
-        self.stats.add(stats)
+        self.digests.update(other.digests)
+        self.rewritten |= other.rewritten
+        self.file_units.update(other.file_units)
+        self.unit_keys.update(other.unit_keys)
+        self.unit_extras.update(other.unit_extras)
+        self.stats.add(other.stats)
 
 
 class OutputWriter(StagedFiles):
     """Collects the files of one build; ``commit`` makes them the output, ``abort`` drops them."""
 
-    def __init__(self, out_dir: Path) -> None:
+    def __init__(self, out_dir: Path, code: str | None = None) -> None:
+        """``code``: fingerprint of the generator's code; the previous build's units are reused only if equal."""
         self.out = real_output(out_dir)
+        self.code = code
         self.staging = _sibling(self.out, STAGING_SUFFIX)
         self.retired = _sibling(self.out, RETIRED_SUFFIX)
         self.previous = self.out if self.out.is_dir() else None
         previous = str(self.previous) if self.previous is not None else None
-        super().__init__(str(self.staging), previous, read_digests(previous))
+        super().__init__(str(self.staging), previous, read_previous(previous, code))
         _remove(self.staging)  # left by a killed build (``recover`` has usually removed it already)
         # The output the previous build replaced: removed while this build validates and renders (the removal of
         # ~150k hard links takes as long as a rebuild's rendering on a busy disk), waited for before the swap. A
@@ -327,20 +349,25 @@ class OutputWriter(StagedFiles):
         return os.path.join(folder, os.path.basename(name))
 
     @property
-    def previous_digests(self) -> dict[str, tuple[str, int]] | None:
-        return self._previous_digests
+    def previous_manifest(self) -> Previous | None:
+        return self._old
+
+    def write_units(self) -> bytes:
+        """Write the units file: every unit's key and extra, for the next build (before ``write_digests``)."""
+        data = units_body(self.code or "", self.unit_keys, self.unit_extras)
+        self.write(UNITS_FILE, data)
+        return data
 
     def write_digests(self) -> bytes:
         """Write the digest manifest of everything written so far (call it last, before ``commit``)."""
-        body = "".join(f"{path}\t{d}\t{size}\n" for path, (d, size) in sorted(self.digests.items()))
-        data = body.encode("utf-8")
+        data = digests_body(self.digests, self.file_units)
         self.write(DIGESTS_FILE, data)
         return data
 
     def changes(self) -> Changes:
         """Files added, changed and removed against the previous output (top-level dotfiles left out)."""
-        if self._previous_digests is not None:
-            old = set(self._previous_digests)
+        if self._old is not None:
+            old = set(self._old.files)
         elif self.previous is not None:
             old = _files_under(str(self.previous))
         else:

@@ -78,7 +78,7 @@ def test_changed_company_rewrites_only_changed_files(tmp_path: Path) -> None:
     exports = {f"api/export/{f}/companies.{f}" for f in ("json", "csv", "parquet")}
     manifests = {"api/export/json/dataset.json", "api/export/csv/dataset.zip", "api/export/parquet/dataset.zip",
                  "api/export/index.json", ".company-ipo-api",  # the marker records the inputs' fingerprint
-                 ".company-ipo-api.digests"}
+                 ".company-ipo-api.digests", ".company-ipo-api.units"}
     assert profiles | exports <= changed <= profiles | exports | manifests
     assert report.written == len(changed)
     assert report.changes is not None and not report.changes.added and not report.changes.removed

@@ -99,7 +99,7 @@ def _profiles(data: Path) -> dict[int, dict]:
     con = duckdb.connect()
     info = load(data, con)
     con.execute(queries.read_sql("views"))
-    return {p.id: p.model_dump() for _, p in details.company_profiles(con, info)}
+    return {p.id: p.model_dump() for p in (d.make() for d in details.company_profiles(con, info))}
 
 
 def test_company_rows_carry_status_and_only_current_valuations(embedded_csv: dict) -> None:

@@ -1,0 +1,123 @@
+"""Rebuilds render only the units whose inputs changed and carry the others over; the output is always the one a
+clean build of the same data makes."""
+
+from __future__ import annotations
+
+import csv
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+from generator import build as build_module
+from generator import listing
+from generator.build import BuildConfig, build
+from generator.manifest import DIGESTS_FILE, UNITS_FILE
+from generator.registry import LIST_ROUTES
+
+from .conftest import TINY
+from .test_build import inodes, tree
+
+
+def bump_valuation(data: Path, slug: str) -> None:
+    """Raise one company's valuation by 10 %."""
+    path = data / "companies.csv"
+    with open(path, encoding="utf-8", newline="") as handle:
+        rows = list(csv.reader(handle))
+    header = rows[0]
+    row = next(r for r in rows[1:] if r[header.index("slug")] == slug)
+    column = header.index("valuation_usd")
+    row[column] = str(int(row[column]) * 11 // 10)
+    with open(path, "w", encoding="utf-8", newline="") as handle:
+        csv.writer(handle, lineterminator="\n").writerows(rows)
+
+
+@pytest.fixture
+def rendered(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Names of the listing routes rendered (not carried over) by builds in this process (workers=0)."""
+    names: list[str] = []
+    original = listing.render
+
+    def spy(con, route, info, domains_out=None):  # type: ignore[no-untyped-def]
+        names.append(route.name)
+        return original(con, route, info, domains_out)
+
+    monkeypatch.setattr(listing, "render", spy)
+    return names
+
+
+def test_one_company_change_renders_only_what_depends_on_it(tmp_path: Path, rendered: list[str]) -> None:
+    data, out, clean = tmp_path / "data", tmp_path / "dist", tmp_path / "clean"
+    shutil.copytree(TINY, data)
+    build(BuildConfig(data, out, workers=0))
+    assert sorted(rendered) == sorted(r.name for r in LIST_ROUTES)
+    before = inodes(out)
+    rendered.clear()
+
+    bump_valuation(data, "figma")
+    report = build(BuildConfig(data, out, workers=0))
+    routes = list(rendered)
+    build(BuildConfig(data, clean, workers=0))
+    assert tree(out) == tree(clean)  # carried over or rendered, the bytes are those of a clean build
+
+    assert "companies" in routes and "news" not in routes and "filings" not in routes
+    after = inodes(out)
+    news = [p for p in after if p.startswith("api/news/")]
+    assert news and all(after[p] == before[p] for p in news)  # carried over: the very same files
+    assert after["api/export/json/news.json"] == before["api/export/json/news.json"]
+    assert after["api/export/json/companies.json"] != before["api/export/json/companies.json"]
+    assert report.changes is not None
+    assert "api/companies/figma.json" in report.changes.changed
+    assert not any(p.startswith("api/news/") for p in report.changes.changed)
+
+
+def test_forced_rebuild_carries_everything_over(tmp_path: Path, rendered: list[str]) -> None:
+    out = tmp_path / "dist"
+    first = build(BuildConfig(TINY, out, workers=0))
+    rendered.clear()
+    before = inodes(out)
+    again = build(BuildConfig(TINY, out, workers=0, force=True))
+    assert rendered == [] and again.written == 0 and again.files == first.files
+    assert inodes(out) == before
+    assert again.files_by_kind == first.files_by_kind and again.bytes_by_endpoint == first.bytes_by_endpoint
+
+
+def test_new_code_renders_every_unit(
+    tmp_path: Path, rendered: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out = tmp_path / "dist"
+    build(BuildConfig(TINY, out, workers=0))
+    before = tree(out)
+    rendered.clear()
+    monkeypatch.setattr(build_module, "code_fingerprint", lambda: "another version of the generator")
+    build(BuildConfig(TINY, out, workers=0))
+    assert sorted(rendered) == sorted(r.name for r in LIST_ROUTES)
+    after = tree(out)
+    bookkeeping = {".company-ipo-api", DIGESTS_FILE, UNITS_FILE}
+    assert {p: d for p, d in after.items() if p not in bookkeeping} == {
+        p: d for p, d in before.items() if p not in bookkeeping}
+
+
+def test_a_hand_edited_file_renders_its_unit_again(tmp_path: Path, rendered: list[str]) -> None:
+    out = tmp_path / "dist"
+    build(BuildConfig(TINY, out, workers=0))
+    page = next(p for p in sorted((out / "api" / "news").rglob("*.json")))
+    expected = page.read_bytes()
+    time.sleep(0.05)
+    page.write_bytes(expected.replace(b'"total"', b'"TOTAL"'))  # same size, later mtime
+    rendered.clear()
+    report = build(BuildConfig(TINY, out, workers=0, force=True))
+    assert rendered == ["news"]
+    assert page.read_bytes() == expected and report.written == 1
+
+
+def test_units_file_lists_every_unit_of_the_manifest(tmp_path: Path) -> None:
+    out = tmp_path / "dist"
+    build(BuildConfig(TINY, out, workers=0))
+    import json
+
+    units = json.loads((out / UNITS_FILE).read_text(encoding="utf-8"))
+    listed = {line.split("\t")[3] for line in (out / DIGESTS_FILE).read_text(encoding="utf-8").splitlines()}
+    assert listed - {""} == set(units["keys"])
+    assert {f"listing:{r.name}" for r in LIST_ROUTES} <= set(units["extras"])
