@@ -148,7 +148,7 @@ def _count_by_kind(report: BuildReport, writer: OutputWriter) -> None:
 
 
 def _endpoint_of(path: str) -> str:
-    parts = path.strip("/").split("/")
+    parts = path.strip("/").split("/", 2)
     return "/".join(parts[:2]) if parts[0] == "api" and len(parts) > 1 else parts[0]
 
 

@@ -8,12 +8,12 @@ every JSON client (JavaScript's numbers) hold exactly; a date cell is exactly ``
 from __future__ import annotations
 
 import datetime as dt
-import functools
 import re
 import types
 import typing
+from typing import Annotated
 
-from pydantic import BaseModel
+from pydantic import BeforeValidator
 
 MAX_SAFE_INTEGER = 2**53 - 1
 """Largest integer a JSON client holds exactly (JavaScript's Number.MAX_SAFE_INTEGER); every integer cell is
@@ -32,18 +32,27 @@ def leaf_types(annotation: object) -> set[object]:
     return {annotation}
 
 
-@functools.cache
-def _kinds(model: type[BaseModel], name: str) -> frozenset[object]:
-    return frozenset(leaf_types(model.model_fields[name].annotation))
-
-
-def check_cell(model: type[BaseModel], name: str, value: str) -> None:
-    """Raise ``ValueError`` if the text of an integer or date cell is not written strictly."""
-    kinds = _kinds(model, name)
-    if int in kinds:
+def strict_integer(value: object) -> object:
+    """Refuse an integer cell not written in digits only or outside +-(2^53 - 1); other values pass through."""
+    if isinstance(value, str):
         if not _INTEGER_CELL.fullmatch(value):
             raise ValueError("must be a whole number written in digits only")
         if len(value) > 15 and abs(int(value)) > MAX_SAFE_INTEGER:
             raise ValueError(f"must be between -{MAX_SAFE_INTEGER} and {MAX_SAFE_INTEGER} (2^53 - 1)")
-    elif dt.date in kinds and not _DATE_CELL.fullmatch(value):
+    return value
+
+
+def strict_date(value: object) -> object:
+    """Refuse a date cell not written exactly YYYY-MM-DD; other values pass through."""
+    if isinstance(value, str) and not _DATE_CELL.fullmatch(value):
         raise ValueError("must be a date written YYYY-MM-DD")
+    return value
+
+
+STRICT_INTEGER = BeforeValidator(strict_integer)
+STRICT_DATE = BeforeValidator(strict_date)
+Integer = Annotated[int, STRICT_INTEGER]
+"""An integer column of an input table, read strictly; with constraints:
+``Annotated[int, Field(ge=...), STRICT_INTEGER]`` (the constraints first, so that the JSON schema shows them)."""
+Date = Annotated[dt.date, STRICT_DATE]
+"""A date column of an input table, read strictly."""

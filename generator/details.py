@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Iterator
-from functools import partial
 from typing import NamedTuple
 
 import duckdb
@@ -28,26 +27,40 @@ ANALYSIS_METHODOLOGY = {
 }
 
 
-def _records(con: duckdb.DuckDBPyConnection, sql: str, params: dict | None = None) -> Iterator[dict]:
-    result = con.execute(sql, params or {})
-    names = [d[0] for d in result.description]
-    while batch := result.fetchmany(10_000):
-        for values in batch:
-            yield dict(zip(names, values, strict=True))
+class Rows:
+    """The rows of a query as tuples, grouped by one column (left out of the rows), in query order. Tuples are
+    what a profile's unit key is taken from; ``records`` makes dicts only for the profiles that are rendered."""
+
+    def __init__(
+        self, con: duckdb.DuckDBPyConnection, sql: str, params: dict | None = None, by: str | None = None
+    ) -> None:
+        result = con.execute(sql, params or {})
+        names = [d[0] for d in result.description]
+        rows = result.fetchall()
+        self.groups: dict[object, list[tuple]] = defaultdict(list)
+        if by is None:
+            self.names = names
+            self.groups[None] = rows
+            return
+        at = names.index(by)
+        self.names = names[:at] + names[at + 1:]
+        for row in rows:
+            self.groups[row[at]].append(row[:at] + row[at + 1:])
+
+    def of(self, key: object) -> list[tuple]:
+        return self.groups.get(key, [])
+
+    def records(self, rows: list[tuple]) -> list[dict]:
+        return [dict(zip(self.names, row, strict=True)) for row in rows]
 
 
-def _grouped(
-    con: duckdb.DuckDBPyConnection, name: str, params: dict | None = None, by: str = "company_id"
-) -> dict[object, list[dict]]:
+def _grouped(con: duckdb.DuckDBPyConnection, name: str, params: dict | None = None, by: str = "company_id") -> Rows:
     """Rows of a query file grouped by one column (removed from the rows), in query order."""
-    groups: dict[object, list[dict]] = defaultdict(list)
-    for record in _records(con, read_sql(name), params):
-        groups[record.pop(by)].append(record)
-    return groups
+    return Rows(con, read_sql(name), params, by)
 
 
 class Detail(NamedTuple):
-    """One resource to render: the keys it is published under (id first, or slug), the records it is made from
+    """One resource to render: the keys it is published under (id first, or slug), the rows it is made from
     (their ``repr`` keys its unit: equal inputs render equal files) and how to make its response model."""
 
     keys: tuple[str, ...]
@@ -60,17 +73,24 @@ def company_profiles(con: duckdb.DuckDBPyConnection, info: DatasetInfo) -> Itera
     financials = _grouped(con, "company_financials")
     rounds = _grouped(con, "company_rounds")
     ipos = _grouped(con, "company_ipos")
-    analysis = {r.pop("company_id"): r for r in _records(con, read_sql("company_analysis"), {"as_of": info.as_of})}
-    analysis_current = dict(con.execute("SELECT company_id, valuation_is_current FROM company_valuation").fetchall())
-    companies = _records(con, """
+    analysis = _grouped(con, "company_analysis", {"as_of": info.as_of})
+    current = dict(con.execute("SELECT company_id, valuation_is_current FROM company_valuation").fetchall())
+    companies = Rows(con, """
         SELECT c.*, s.name AS sector_name, n.name AS country_name, e.name AS exchange_name
         FROM companies c JOIN sectors s ON s.slug = c.sector JOIN countries n ON n.code = c.country
         LEFT JOIN exchanges e ON e.slug = c.exchange ORDER BY c.id
     """)
-    for c in companies:
-        inputs = (c, financials.get(c["id"], []), rounds.get(c["id"], []), ipos.get(c["id"], []),
-                  analysis[c["id"]], analysis_current[c["id"]])
-        yield Detail((str(c["id"]), c["slug"]), inputs, partial(_company_profile, *inputs))
+    at_id, at_slug = companies.names.index("id"), companies.names.index("slug")
+    for row in companies.of(None):
+        key = row[at_id]
+        inputs = (row, financials.of(key), rounds.of(key), ipos.of(key), analysis.of(key), current[key])
+
+        def make(inputs: tuple = inputs) -> BaseModel:
+            row, fin, rnd, ipo, ana, cur = inputs
+            return _company_profile(companies.records([row])[0], financials.records(fin), rounds.records(rnd),
+                                    ipos.records(ipo), analysis.records(ana)[0], cur)
+
+        yield Detail((str(key), row[at_slug]), inputs, make)
 
 
 def _company_profile(
@@ -117,9 +137,16 @@ def investor_profiles(con: duckdb.DuckDBPyConnection, info: DatasetInfo) -> Iter
     """Every investor with its portfolio and the rounds it led, keyed by slug."""
     portfolio = _grouped(con, "investor_portfolio", by="investor_id")
     led = _grouped(con, "investor_rounds_led", by="investor_id")
-    for investor in _records(con, read_sql("investors") + " ORDER BY i.id"):
-        inputs = (investor, portfolio.get(investor["id"], []), led.get(investor["id"], []))
-        yield Detail((investor["slug"],), inputs, partial(_investor_profile, *inputs))
+    investors = Rows(con, read_sql("investors") + " ORDER BY i.id")
+    at_id, at_slug = investors.names.index("id"), investors.names.index("slug")
+    for row in investors.of(None):
+        inputs = (row, portfolio.of(row[at_id]), led.of(row[at_id]))
+
+        def make(inputs: tuple = inputs) -> BaseModel:
+            row, owned, rounds = inputs
+            return _investor_profile(investors.records([row])[0], portfolio.records(owned), led.records(rounds))
+
+        yield Detail((row[at_slug],), inputs, make)
 
 
 def _investor_profile(investor: dict, portfolio: list[dict], led: list[dict]) -> responses.InvestorProfile:
@@ -131,10 +158,18 @@ def industry_details(con: duckdb.DuckDBPyConnection, info: DatasetInfo) -> Itera
     companies = _grouped(con, "industry_companies", by="sector")
     countries = _grouped(con, "industry_countries", by="sector")
     funding = _grouped(con, "industry_funding", by="sector")
-    for industry in _records(con, read_sql("industries") + " ORDER BY s.slug"):
-        slug = industry["slug"]
-        inputs = (industry, countries.get(slug, []), funding.get(slug, []), companies.get(slug, []))
-        yield Detail((slug,), inputs, partial(_industry_detail, *inputs))
+    industries = Rows(con, read_sql("industries") + " ORDER BY s.slug")
+    at_slug = industries.names.index("slug")
+    for row in industries.of(None):
+        slug = row[at_slug]
+        inputs = (row, countries.of(slug), funding.of(slug), companies.of(slug))
+
+        def make(inputs: tuple = inputs) -> BaseModel:
+            row, by_country, by_year, members = inputs
+            return _industry_detail(industries.records([row])[0], countries.records(by_country),
+                                    funding.records(by_year), companies.records(members))
+
+        yield Detail((slug,), inputs, make)
 
 
 def _industry_detail(

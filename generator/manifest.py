@@ -1,13 +1,14 @@
 """The build's bookkeeping inside its output, which the next build reads instead of the files themselves.
 
 - ``.company-ipo-api.digests``: every file of the output but itself, one line each,
-  ``path<TAB>blake2b<TAB>size<TAB>unit``, sorted by path. ``unit`` names the part of the build that wrote the
-  file: one listing route (``listing:companies``), one profile (``companies/42``), the exports (``export``);
-  empty for the documents rendered every time.
-- ``.company-ipo-api.units``: JSON: the fingerprint of the generator's code and, per unit, its key (a digest of
-  everything its files are rendered from: the rows of the listing's query, a profile's input records, the
-  tables an export holds, the dataset's metadata) and what the build needs from a unit it does not render (a
-  listing's filter domains).
+  ``path<TAB>digest<TAB>size<TAB>unit``, sorted by path; the digest is a 128-bit blake2b in unpadded base64url,
+  the unit the index (from 0) of the unit that wrote the file in the units file, empty for the documents
+  rendered every time. A unit is one part of the build: one listing route (``listing:companies``), one profile
+  (``company/42``), one table's exports (``export/news``), the whole-dataset exports (``export/dataset``).
+- ``.company-ipo-api.units``: JSON: the fingerprint of the generator's code, every unit as ``[name, key]``
+  sorted by name (the key: a digest of everything its files are rendered from: the rows of the listing's query,
+  a profile's input records, an export's table, the dataset's metadata) and what the build needs from a unit
+  it does not render (``extras``: a listing's filter domains).
 
 A rebuild renders a unit only when its key changed or the code did; otherwise it hard-links the unit's files from
 the previous output, after checking that each is still the file the manifest lists (same size, not modified
@@ -16,6 +17,7 @@ since the manifest was written). A file edited by hand makes its unit render aga
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import os
@@ -24,23 +26,27 @@ from dataclasses import dataclass, field
 from generator import serialize
 
 DIGESTS_FILE = ".company-ipo-api.digests"
-"""Every file of the output but itself: ``path<TAB>digest<TAB>size<TAB>unit`` per line, sorted by path."""
+"""Every file of the output but itself: ``path<TAB>digest<TAB>size<TAB>unit index`` per line, sorted by path."""
 UNITS_FILE = ".company-ipo-api.units"
 """Each unit's key and carried data, and the code fingerprint they are valid for (JSON)."""
 
 
+def _text(raw: bytes) -> str:
+    return base64.urlsafe_b64encode(raw).rstrip(b"=").decode("ascii")
+
+
 def digest(data: bytes) -> str:
     """Digest of a file's bytes, as the manifest lists it."""
-    return hashlib.blake2b(data, digest_size=16).hexdigest()
+    return _text(hashlib.blake2b(data, digest_size=16).digest())
 
 
 def unit_key(*parts: str | bytes) -> str:
     """Digest of a unit's inputs, given as its parts (each length-prefixed, so parts cannot run together)."""
-    hasher = hashlib.blake2b(digest_size=20)
+    hasher = hashlib.blake2b(digest_size=16)
     for part in parts:
         data = part.encode() if isinstance(part, str) else part
         hasher.update(len(data).to_bytes(8, "little") + data)
-    return hasher.hexdigest()
+    return _text(hasher.digest())
 
 
 def _mtime_ns(path: str) -> int:
@@ -77,33 +83,46 @@ def read_previous(folder: str | None, code: str | None = None) -> Previous | Non
     except (OSError, UnicodeDecodeError):
         return None
     previous = Previous({}, listed_at)
+    names = _unit_names(folder, code, previous)
     for line in lines:
         fields = line.split("\t")
-        if len(fields) not in (3, 4) or not fields[2].isdigit():
-            return None  # damaged: compare byte by byte instead
+        if len(fields) != 4 or not fields[2].isdigit():
+            return None  # damaged or older: compare byte by byte instead
         previous.files[fields[0]] = (fields[1], int(fields[2]))
-        if len(fields) == 4 and fields[3]:
-            previous.by_unit.setdefault(fields[3], []).append(fields[0])
-    try:
-        with open(os.path.join(folder, UNITS_FILE), encoding="utf-8") as handle:
-            units = json.load(handle)
-    except (OSError, ValueError):
-        return previous
-    if isinstance(units, dict) and code is not None and units.get("code") == code:
-        previous.keys = dict(units.get("keys") or {})
-        previous.extras = dict(units.get("extras") or {})
+        if fields[3].isdigit() and int(fields[3]) < len(names):
+            previous.by_unit.setdefault(names[int(fields[3])], []).append(fields[0])
     return previous
 
 
-def digests_body(digests: dict[str, tuple[str, int]], units: dict[str, str]) -> bytes:
-    """The digest manifest of ``digests`` (path -> (digest, size)) with each file's unit."""
-    return "".join(
-        f"{path}\t{hexdigest}\t{size}\t{units.get(path, '')}\n" for path, (hexdigest, size) in sorted(digests.items())
-    ).encode("utf-8")
+def _unit_names(folder: str, code: str | None, previous: Previous) -> list[str]:
+    """The unit names of the units file, in order; their keys and extras go into ``previous`` when ``code`` is
+    the code that made them. No names (nothing is carried over) where the file is missing or damaged."""
+    try:
+        with open(os.path.join(folder, UNITS_FILE), encoding="utf-8") as handle:
+            document = json.load(handle)
+        units = [(str(name), str(key)) for name, key in document["units"]]
+        extras = dict(document["extras"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return []
+    if code is None or document.get("code") != code:
+        return []
+    previous.keys = dict(units)
+    previous.extras = extras
+    return [name for name, _ in units]
 
 
 def units_body(code: str, keys: dict[str, str], extras: dict[str, object]) -> bytes:
-    """The units file: ``code`` and every unit's key and carried data, sorted by unit."""
+    """The units file: ``code``, every unit ``[name, key]`` sorted by name, and their extras."""
     return serialize.document(
-        {"code": code, "keys": dict(sorted(keys.items())), "extras": dict(sorted(extras.items()))}
+        {"code": code, "units": sorted(keys.items()), "extras": dict(sorted(extras.items()))}
     )
+
+
+def digests_body(digests: dict[str, tuple[str, int]], units: dict[str, str], names: list[str]) -> bytes:
+    """The digest manifest of ``digests`` (path -> (digest, size)) with the index of each file's unit (path ->
+    unit name) in ``names``, the sorted unit names of the units file."""
+    index = {name: str(i) for i, name in enumerate(names)}
+    return "".join(
+        f"{path}\t{hexdigest}\t{size}\t{index[units[path]] if path in units else ''}\n"
+        for path, (hexdigest, size) in sorted(digests.items())
+    ).encode("utf-8")

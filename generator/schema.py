@@ -9,7 +9,7 @@ Conventions: money is whole US dollars in ``*_usd`` integer columns; per-share p
 ``*_cents`` integer columns; ratios are decimals (0.25 = 25 %); dates are ISO 8601 ``YYYY-MM-DD``; an empty
 cell is null. Categorical values are lowercase slugs ``[a-z0-9-]``.
 
-Cells are read strictly (``Row``, ``generator/cells.py``): integers digits only, within 2^53 - 1; dates
+Cells are read strictly (``Integer``, ``Date``: ``generator/cells.py``): integers digits only, within 2^53 - 1; dates
 exactly ``YYYY-MM-DD``.
 """
 
@@ -24,22 +24,24 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
-    ValidationInfo,
     field_validator,
     model_validator,
 )
 
-from generator.cells import check_cell
+from generator.cells import STRICT_INTEGER, Date, Integer
 
 SLUG_PATTERN = r"^[a-z0-9]+(?:-[a-z0-9]+)*$"
 
 Slug = Annotated[str, Field(pattern=SLUG_PATTERN, max_length=80)]
 CountryCode = Annotated[str, Field(pattern=r"^[a-z]{2}$", description="ISO 3166-1 alpha-2, lowercase")]
 MAX_USD = 10**15
-UsdAmount = Annotated[int, Field(ge=0, le=MAX_USD, description="whole US dollars")]
-SignedUsd = Annotated[int, Field(ge=-MAX_USD, le=MAX_USD, description="whole US dollars; negative for a loss")]
-UsdCents = Annotated[int, Field(ge=0, description="US cents per share")]
-Year = Annotated[int, Field(ge=1000, le=2100)]
+UsdAmount = Annotated[int, Field(ge=0, le=MAX_USD, description="whole US dollars"), STRICT_INTEGER]
+SignedUsd = Annotated[
+    int, Field(ge=-MAX_USD, le=MAX_USD, description="whole US dollars; negative for a loss"), STRICT_INTEGER
+]
+UsdCents = Annotated[int, Field(ge=0, description="US cents per share"), STRICT_INTEGER]
+Year = Annotated[int, Field(ge=1000, le=2100), STRICT_INTEGER]
+Cik = Annotated[int, Field(ge=1, le=9999999999), STRICT_INTEGER]
 Text = Annotated[str, Field(min_length=1, max_length=2000)]
 Domain = Annotated[str, Field(pattern=r"^[a-z0-9-]+(\.[a-z0-9-]+)+$", description="bare domain, no scheme")]
 
@@ -96,13 +98,8 @@ IPO_STATUS_DATE: dict[str, str] = {
 class Row(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, str_strip_whitespace=False)
 
-    @field_validator("*", mode="before")
-    @classmethod
-    def _strict_cell(cls, value: object, info: ValidationInfo) -> object:
-        """Integers digits only and within 2^53 - 1, dates exactly YYYY-MM-DD (``generator/cells.py``)."""
-        if isinstance(value, str) and info.field_name is not None:
-            check_cell(cls, info.field_name, value)
-        return value
+    """A row of an input table. Its integer and date columns are ``Integer`` and ``Date``, read strictly
+    (``generator/cells.py``): integers digits only and within 2^53 - 1, dates exactly YYYY-MM-DD."""
 
 
 class DatasetInfo(BaseModel):
@@ -136,7 +133,7 @@ class Exchange(Row):
 
 
 class Company(Row):
-    id: int = Field(ge=1, description="stable numeric id")
+    id: Integer = Field(ge=1, description="stable numeric id")
     slug: Slug = Field(description="stable URL slug; never all digits, never a reserved listing word")
     name: Text
     sector: Slug
@@ -148,14 +145,14 @@ class Company(Row):
     description: Text | None = None
     ticker: Annotated[str, Field(pattern=r"^[A-Z0-9.\-]{1,10}$")] | None = None
     exchange: Slug | None = None
-    cik: Annotated[int, Field(ge=1, le=9999999999)] | None = Field(None, description="SEC Central Index Key")
-    listing_date: dt.date | None = None
+    cik: Cik | None = Field(None, description="SEC Central Index Key")
+    listing_date: Date | None = None
     listing_kind: ListingKind | None = None
     valuation_usd: UsdAmount | None = Field(None, description="latest valuation or market capitalisation")
-    valuation_date: dt.date | None = None
+    valuation_date: Date | None = None
     valuation_basis: Basis | None = None
     acquirer: Text | None = None
-    acquired_date: dt.date | None = None
+    acquired_date: Date | None = None
     acquisition_price_usd: UsdAmount | None = None
     valuation_is_current: CsvBool | None = Field(
         None, description="empty = current when status is public or private; false = superseded or stale "
@@ -184,13 +181,13 @@ class Company(Row):
 
 
 class Financial(Row):
-    company_id: int
+    company_id: Integer
     fiscal_year: Year
     revenue_usd: UsdAmount | None = None
     net_income_usd: SignedUsd | None = None
     operating_income_usd: SignedUsd | None = None
     gross_margin: Annotated[float, Field(ge=-10, le=1)] | None = Field(None, description="ratio, 0.6 = 60 %")
-    employees: Annotated[int, Field(ge=0)] | None = None
+    employees: Annotated[int, Field(ge=0), STRICT_INTEGER] | None = None
     basis: Basis
     currency_converted_from: CurrencyCode | None = Field(
         None, description="reporting currency the USD figures were converted from; empty = reported in USD"
@@ -198,10 +195,10 @@ class Financial(Row):
 
 
 class FundingRound(Row):
-    id: int = Field(ge=1)
-    company_id: int
+    id: Integer = Field(ge=1)
+    company_id: Integer
     stage: RoundStage
-    announced_date: dt.date
+    announced_date: Date
     amount_usd: UsdAmount | None = None
     post_money_valuation_usd: UsdAmount | None = None
     basis: Basis
@@ -214,13 +211,13 @@ class FundingRound(Row):
 
 
 class RoundInvestor(Row):
-    round_id: int
-    investor_id: int
+    round_id: Integer
+    investor_id: Integer
     is_lead: CsvBool
 
 
 class Investor(Row):
-    id: int = Field(ge=1)
+    id: Integer = Field(ge=1)
     slug: Slug
     name: Text
     type: InvestorType
@@ -230,23 +227,23 @@ class Investor(Row):
 
 
 class Ipo(Row):
-    id: int = Field(ge=1)
-    company_id: int
+    id: Integer = Field(ge=1)
+    company_id: Integer
     status: IpoStatus
     exchange: Slug | None = None
     ticker: Annotated[str, Field(pattern=r"^[A-Z0-9.\-]{1,10}$")] | None = None
     listing_kind: ListingKind = "ipo"
-    announced_date: dt.date | None = Field(None, description="first credible report of IPO plans")
-    filed_date: dt.date | None = Field(None, description="first public registration statement")
-    expected_date: dt.date | None = Field(None, description="expected pricing/listing date")
-    priced_date: dt.date | None = None
-    listing_date: dt.date | None = Field(None, description="first trading day")
-    withdrawn_date: dt.date | None = None
-    postponed_date: dt.date | None = None
+    announced_date: Date | None = Field(None, description="first credible report of IPO plans")
+    filed_date: Date | None = Field(None, description="first public registration statement")
+    expected_date: Date | None = Field(None, description="expected pricing/listing date")
+    priced_date: Date | None = None
+    listing_date: Date | None = Field(None, description="first trading day")
+    withdrawn_date: Date | None = None
+    postponed_date: Date | None = None
     price_range_low_cents: UsdCents | None = None
     price_range_high_cents: UsdCents | None = None
     offer_price_cents: UsdCents | None = None
-    shares_offered: Annotated[int, Field(ge=0)] | None = None
+    shares_offered: Annotated[int, Field(ge=0), STRICT_INTEGER] | None = None
     proceeds_usd: UsdAmount | None = None
     valuation_at_ipo_usd: UsdAmount | None = None
     first_day_close_cents: UsdCents | None = None
@@ -264,16 +261,16 @@ class Ipo(Row):
 
 
 class Offering(Row):
-    id: int = Field(ge=1)
-    company_id: int
+    id: Integer = Field(ge=1)
+    company_id: Integer
     kind: OfferingKind
     status: OfferingStatus
-    announced_date: dt.date
-    close_date: dt.date | None = None
+    announced_date: Date
+    close_date: Date | None = None
     price_per_share_cents: UsdCents | None = None
     amount_usd: UsdAmount | None = None
     implied_valuation_usd: UsdAmount | None = None
-    lead_investor_id: int | None = None
+    lead_investor_id: Integer | None = None
     description: Text | None = None
     basis: Basis
     currency_converted_from: CurrencyCode | None = Field(
@@ -282,16 +279,16 @@ class Offering(Row):
 
 
 class SecondaryPrice(Row):
-    company_id: int
-    month: dt.date = Field(description="first day of the month the price point stands for")
+    company_id: Integer
+    month: Date = Field(description="first day of the month the price point stands for")
     implied_valuation_usd: UsdAmount
     basis: Basis
     method: MarkMethod | None = Field(
         None, description="observed = a reported transaction in that month; carried-forward = the latest "
         "observed mark dated on or before the month"
     )
-    observed_date: dt.date | None = Field(None, description="date of the transaction the mark rests on")
-    offering_id: int | None = Field(None, description="the tender offer or secondary sale the mark comes from")
+    observed_date: Date | None = Field(None, description="date of the transaction the mark rests on")
+    offering_id: Integer | None = Field(None, description="the tender offer or secondary sale the mark comes from")
 
     @field_validator("month")
     @classmethod
@@ -302,21 +299,21 @@ class SecondaryPrice(Row):
 
 
 class Filing(Row):
-    id: int = Field(ge=1)
-    company_id: int
+    id: Integer = Field(ge=1)
+    company_id: Integer
     form: FilingForm = Field(description="SEC form type as EDGAR writes it")
-    filed_date: dt.date
+    filed_date: Date
     accession_number: Annotated[str, Field(pattern=r"^\d{10}-\d{2}-\d{6}$")] | None = None
     description: Text | None = None
-    filer_cik: Annotated[int, Field(ge=1, le=9999999999)] | None = Field(
+    filer_cik: Cik | None = Field(
         None, description="CIK the filing was made under when it is not the company's own (e.g. a predecessor)"
     )
 
 
 class NewsItem(Row):
-    id: int = Field(ge=1)
-    company_id: int
-    published_date: dt.date
+    id: Integer = Field(ge=1)
+    company_id: Integer
+    published_date: Date
     headline: Text
     summary: Text | None = None
     publisher: Text | None = None

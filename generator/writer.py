@@ -200,6 +200,8 @@ class StagedFiles:
     def __init__(self, staging: str, previous: str | None, previous_manifest: Previous | None = None) -> None:
         self._staging = staging
         self._previous = previous
+        self._new_prefix = staging.rstrip("/") + "/"
+        self._old_prefix = previous.rstrip("/") + "/" if previous is not None else ""
         self._old = previous_manifest
         self._dirs: set[str] = set()
         self.stats = WriteStats()
@@ -222,7 +224,7 @@ class StagedFiles:
         return relative
 
     def _parent(self, target: str) -> None:
-        parent = os.path.dirname(target)
+        parent = target[: target.rindex("/")]
         if parent not in self._dirs:
             os.makedirs(parent, exist_ok=True)
             self._dirs.add(parent)
@@ -230,12 +232,12 @@ class StagedFiles:
     def write(self, path: str, data: bytes, unit: str = "") -> None:
         """Write one file of ``unit`` (or of none: a document rendered every build)."""
         key = self.relative(path)
-        target = os.path.join(self._staging, key)
+        target = self._new_prefix + key
         self._parent(target)
         hexdigest = digest(data)
         try:  # exclusive creation: the staging folder itself refuses a second write to a path
             if self._previous is not None and self._unchanged(key, hexdigest, data):
-                os.link(os.path.join(self._previous, key), target)
+                os.link(self._old_prefix + key, target)
                 self._record(key, hexdigest, len(data), unit, written=False)
                 return
             with open(target, "xb") as handle:
@@ -257,13 +259,13 @@ class StagedFiles:
             return True
         paths = old.by_unit[unit]
         for path in paths:
-            if _listed_file(os.path.join(self._previous, path), old.files[path][1], old.listed_at) is not True:
+            if _listed_file(self._old_prefix + path, old.files[path][1], old.listed_at) is not True:
                 return True
         for path in paths:
-            target = os.path.join(self._staging, path)
+            target = self._new_prefix + path
             self._parent(target)
             try:
-                os.link(os.path.join(self._previous, path), target)
+                os.link(self._old_prefix + path, target)
             except FileExistsError:
                 raise OutputError(f"two writes to the same file: {path}") from None
             hexdigest, size = old.files[path]
@@ -284,7 +286,7 @@ class StagedFiles:
     def _unchanged(self, key: str, hexdigest: str, data: bytes) -> bool:
         """Whether the previous output holds ``data`` at ``key``: by its digest manifest where it lists the path
         (and the file there has the listed size), else by reading the file back."""
-        old = os.path.join(self._previous, key)  # type: ignore[arg-type]
+        old = self._old_prefix + key
         listed = self._old.files.get(key) if self._old is not None else None
         if listed is not None:
             if listed != (hexdigest, len(data)):
@@ -360,7 +362,7 @@ class OutputWriter(StagedFiles):
 
     def write_digests(self) -> bytes:
         """Write the digest manifest of everything written so far (call it last, before ``commit``)."""
-        data = digests_body(self.digests, self.file_units)
+        data = digests_body(self.digests, self.file_units, sorted(self.unit_keys))
         self.write(DIGESTS_FILE, data)
         return data
 

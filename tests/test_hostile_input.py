@@ -4,13 +4,18 @@ dates, integers too large for DuckDB or JavaScript. Each is rejected (or read) w
 from __future__ import annotations
 
 import codecs
+import datetime as dt
+import typing
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from pydantic import BeforeValidator
 
+from generator.cells import leaf_types, strict_date, strict_integer
 from generator.cli import main
 from generator.load import validate
+from generator.schema import TABLES, Table
 
 from .test_load import data, issues_of, replace_in  # noqa: F401 (the data fixture)
 
@@ -130,3 +135,25 @@ def test_a_bad_header_comes_first_and_references_into_its_file_are_summarised(da
     summaries = issues[1:]
     assert summaries and all("not found in companies.csv" in issue for issue in summaries), issues
     assert len(summaries) == len({issue.split(":")[0] for issue in summaries}) <= 8  # one per referring column
+
+
+def _validators(annotation: object) -> set[object]:
+    """The before-validators anywhere in an annotation (``Annotated`` metadata inside unions and aliases)."""
+    found: set[object] = set()
+    if typing.get_origin(annotation) is typing.Annotated:
+        found |= {m.func for m in annotation.__metadata__ if isinstance(m, BeforeValidator)}  # type: ignore[attr-defined]
+    for arg in typing.get_args(annotation):
+        found |= _validators(arg)
+    return found
+
+
+@pytest.mark.parametrize("table", TABLES, ids=lambda t: t.name)
+def test_every_integer_and_date_column_is_read_strictly(table: Table) -> None:
+    """A column added later with a bare ``int`` or ``dt.date`` would read ``1e3`` or ``1672531200`` laxly."""
+    for name, field in table.model.model_fields.items():
+        leaves = leaf_types(field.annotation) - {type(None)}
+        checks = _validators(field.annotation) | {m.func for m in field.metadata if isinstance(m, BeforeValidator)}
+        if int in leaves:
+            assert strict_integer in checks, f"{table.name}.{name}: declare it as cells.Integer"
+        if dt.date in leaves:
+            assert strict_date in checks, f"{table.name}.{name}: declare it as cells.Date"

@@ -4,6 +4,7 @@ clean build of the same data makes."""
 from __future__ import annotations
 
 import csv
+import json
 import shutil
 import time
 from pathlib import Path
@@ -115,9 +116,10 @@ def test_a_hand_edited_file_renders_its_unit_again(tmp_path: Path, rendered: lis
 def test_units_file_lists_every_unit_of_the_manifest(tmp_path: Path) -> None:
     out = tmp_path / "dist"
     build(BuildConfig(TINY, out, workers=0))
-    import json
-
     units = json.loads((out / UNITS_FILE).read_text(encoding="utf-8"))
+    names = [name for name, _ in units["units"]]
+    assert names == sorted(set(names))
     listed = {line.split("\t")[3] for line in (out / DIGESTS_FILE).read_text(encoding="utf-8").splitlines()}
-    assert listed - {""} == set(units["keys"])
+    assert {names[int(i)] for i in listed - {""}} == set(names)  # every unit has files, every index is a unit
     assert {f"listing:{r.name}" for r in LIST_ROUTES} <= set(units["extras"])
+    assert {"export/dataset", "export/companies", "company/1", "listing:news"} <= set(names)
