@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import functools
 import multiprocessing
 import os
 import signal
@@ -59,11 +60,11 @@ def render_route(
     unit = f"listing:{route.name}"
     key = unit_key(info.model_dump_json(), listing.materialize(con, route, info))
     if files.render(unit, key):
-        for page in listing.render(con, route, info, result.domains):
-            files.write(page.path, page.body, unit)
-        files.unit_extras[unit] = result.domains
+        reuse = functools.partial(files.reuse, unit)
+        for page in listing.render(con, route, info, result.domains, reuse):
+            files.write(page.path, page.body, unit, page.inputs)
     else:
-        result.domains = files.carried_extra(unit)  # type: ignore[assignment]
+        result.domains = listing.domains_of(route, files.carried(unit))
     files.detach()
     return result
 

@@ -9,9 +9,11 @@ deeper (their row counts are the facet counts, their first pages the facet URLs)
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import math
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import duckdb
@@ -29,6 +31,13 @@ Combination = frozenset[tuple[str, str]]
 class Page:
     path: str
     body: bytes
+    inputs: str = ""
+    """Key of the combination the page belongs to (see ``render``)."""
+
+
+Reuse = Callable[[str, str], bool]
+"""``reuse(folder, key)``: carry over the previous output's pages of the combination in ``folder`` if they were
+rendered from the inputs ``key`` (and say so), else do nothing and return False."""
 
 
 def materialize(con: duckdb.DuckDBPyConnection, route: ListRoute, info: DatasetInfo) -> str:
@@ -202,28 +211,67 @@ def _pages(
         )))
 
 
+def _domains(route: ListRoute, single: list[tuple[str, str]]) -> dict[str, list[str]]:
+    """Each filter's values that have files, in value order, from the (filter, value) of every one-filter
+    combination."""
+    by_name = {f.name: f for f in route.filters}
+    return {
+        flt.name: sorted({v for n, v in single if n == flt.name}, key=lambda v: (_typed(by_name[flt.name], v), v))
+        for flt in route.filters
+    }
+
+
+def domains_of(route: ListRoute, paths: list[str]) -> dict[str, list[str]]:
+    """``_domains`` from the route's page paths (output-relative): a one-filter combination is the folder
+    ``<route>/<filter>=<value>`` right above a page."""
+    prefix = route.path.lstrip("/") + "/"
+    single = []
+    for path in paths:
+        parts = path[len(prefix):].split("/") if path.startswith(prefix) else []
+        if len(parts) == 2 and "=" in parts[0]:
+            name, _, value = parts[0].partition("=")
+            single.append((name, value))
+    return _domains(route, single)
+
+
+def _row_digests(rows: list[bytes]) -> list[bytes]:
+    return [hashlib.blake2b(row, digest_size=8).digest() for row in rows]
+
+
 def render(
     con: duckdb.DuckDBPyConnection, route: ListRoute, info: DatasetInfo,
-    domains_out: dict[str, list[str]] | None = None,
+    domains_out: dict[str, list[str]] | None = None, reuse: Reuse | None = None,
 ) -> Iterator[Page]:
     """Every page of one listing route that has rows: each non-empty combination, each of its sorts, each page,
     from the rows ``materialize`` made.
 
-    The values each filter takes alone (the ones that have files) go into ``domains_out``."""
+    Each combination's pages are determined by its key: the digest of its filters, sorts, facets and, per sort,
+    its rows in order (each row by a digest of its bytes), with the dataset's metadata. ``reuse`` may carry a
+    combination's pages over instead (a rebuild where few rows changed renders few combinations); the pages
+    rendered carry the key in ``Page.inputs``. The values each filter takes alone (the ones that have files) go
+    into ``domains_out``."""
     rows = load_rows(con, route)
+    digests = _row_digests(rows) if reuse is not None else []
     meta = serialize.members(base_meta(info))
     combos = combinations(con, route)
     refinements = facets(route, combos)
     if domains_out is not None:
-        by_name = {f.name: f for f in route.filters}
-        for flt in route.filters:
-            values = {v for key in combos if len(key) == 1 for n, v in key if n == flt.name}
-            domains_out[flt.name] = sorted(values, key=lambda v: (_typed(by_name[flt.name], v), v))
+        domains_out.update(_domains(route, [next(iter(key)) for key in combos if len(key) == 1]))
     order = {f.name: i for i, f in enumerate(route.filters)}
     for key in sorted(combos, key=lambda k: sorted((order[n], v) for n, v in k)):
         sorts, lists = combos[key]
         active = dict(key)
+        inputs = ""
+        if reuse is not None:
+            hasher = hashlib.blake2b(meta, digest_size=9)
+            hasher.update(repr((sorted(key), sorts, refinements.get(key))).encode())
+            for ids in lists:
+                hasher.update(b"|" + b"".join([digests[i] for i in ids]))
+            inputs = base64.urlsafe_b64encode(hasher.digest()).decode("ascii")
+            if reuse(route.file_path(active, route.default_sort, 1).rsplit("/", 1)[0], inputs):
+                continue
         typed = {f.name: _typed(f, active[f.name]) for f in route.filters if f.name in active}
         for sort, ids in zip(sorts, lists, strict=True):
             first = _facet_meta(route, active, sort, refinements.get(key, {}))
-            yield from _pages(route, active, typed, sort, ids, rows, meta, first)
+            for page in _pages(route, active, typed, sort, ids, rows, meta, first):
+                yield Page(page.path, page.body, inputs) if inputs else page

@@ -1,14 +1,16 @@
 """The build's bookkeeping inside its output, which the next build reads instead of the files themselves.
 
 - ``.company-ipo-api.digests``: every file of the output but itself, one line each,
-  ``path<TAB>digest<TAB>size<TAB>unit``, sorted by path; the digest is a 128-bit blake2b in unpadded base64url,
-  the unit the index (from 0) of the unit that wrote the file in the units file, empty for the documents
-  rendered every time. A unit is one part of the build: one listing route (``listing:companies``), one profile
-  (``company/42``), one table's exports (``export/news``), the whole-dataset exports (``export/dataset``).
-- ``.company-ipo-api.units``: JSON: the fingerprint of the generator's code, every unit as ``[name, key]``
+  ``path<TAB>digest<TAB>size<TAB>unit<TAB>inputs``, sorted by path; the digest is a 96-bit blake2b in
+  base64url, the unit the index (from 0) of the unit that wrote the file in the units file, empty for the
+  documents rendered every time; ``inputs``, on listing pages, the key of the filter combination the page
+  belongs to (``listing.render``): a route whose rows changed renders again only the combinations whose key
+  changed and carries the others' pages (every file of the combination's folder) over. A unit is one part of
+  the build: one listing route (``listing:companies``), one profile (``company/42``), one table's exports
+  (``export/news``), the whole-dataset exports (``export/dataset``).
+- ``.company-ipo-api.units``: JSON: the fingerprint of the generator's code and every unit as ``[name, key]``
   sorted by name (the key: a digest of everything its files are rendered from: the rows of the listing's query,
-  a profile's input records, an export's table, the dataset's metadata) and what the build needs from a unit
-  it does not render (``extras``: a listing's filter domains).
+  a profile's input records, an export's table, the dataset's metadata).
 
 A rebuild renders a unit only when its key changed or the code did; otherwise it hard-links the unit's files from
 the previous output, after checking that each is still the file the manifest lists (same size, not modified
@@ -26,9 +28,9 @@ from dataclasses import dataclass, field
 from generator import serialize
 
 DIGESTS_FILE = ".company-ipo-api.digests"
-"""Every file of the output but itself: ``path<TAB>digest<TAB>size<TAB>unit index`` per line, sorted by path."""
+"""Every file of the output but itself: ``path<TAB>digest<TAB>size<TAB>unit index<TAB>inputs`` per line."""
 UNITS_FILE = ".company-ipo-api.units"
-"""Each unit's key and carried data, and the code fingerprint they are valid for (JSON)."""
+"""Each unit's key, and the code fingerprint they are valid for (JSON)."""
 
 
 def _text(raw: bytes) -> str:
@@ -37,12 +39,12 @@ def _text(raw: bytes) -> str:
 
 def digest(data: bytes) -> str:
     """Digest of a file's bytes, as the manifest lists it."""
-    return _text(hashlib.blake2b(data, digest_size=16).digest())
+    return _text(hashlib.blake2b(data, digest_size=12).digest())
 
 
 def unit_key(*parts: str | bytes) -> str:
     """Digest of a unit's inputs, given as its parts (each length-prefixed, so parts cannot run together)."""
-    hasher = hashlib.blake2b(digest_size=16)
+    hasher = hashlib.blake2b(digest_size=12)
     for part in parts:
         data = part.encode() if isinstance(part, str) else part
         hasher.update(len(data).to_bytes(8, "little") + data)
@@ -67,7 +69,10 @@ class Previous:
     by_unit: dict[str, list[str]] = field(default_factory=dict)
     keys: dict[str, str] = field(default_factory=dict)
     """Unit -> key; empty when the code changed since (every unit renders again)."""
-    extras: dict[str, object] = field(default_factory=dict)
+    inputs: dict[str, str] = field(default_factory=dict)
+    """Listing page -> key of its filter combination; empty when the code changed since."""
+    by_folder: dict[str, list[str]] = field(default_factory=dict)
+    """Folder -> the listing pages in it that have an inputs key."""
 
 
 def read_previous(folder: str | None, code: str | None = None) -> Previous | None:
@@ -86,43 +91,45 @@ def read_previous(folder: str | None, code: str | None = None) -> Previous | Non
     names = _unit_names(folder, code, previous)
     for line in lines:
         fields = line.split("\t")
-        if len(fields) != 4 or not fields[2].isdigit():
+        if len(fields) != 5 or not fields[2].isdigit():
             return None  # damaged or older: compare byte by byte instead
-        previous.files[fields[0]] = (fields[1], int(fields[2]))
+        path = fields[0]
+        previous.files[path] = (fields[1], int(fields[2]))
         if fields[3].isdigit() and int(fields[3]) < len(names):
-            previous.by_unit.setdefault(names[int(fields[3])], []).append(fields[0])
+            previous.by_unit.setdefault(names[int(fields[3])], []).append(path)
+            if fields[4]:
+                previous.inputs[path] = fields[4]
+                previous.by_folder.setdefault(path[: path.rindex("/")], []).append(path)
     return previous
 
 
 def _unit_names(folder: str, code: str | None, previous: Previous) -> list[str]:
-    """The unit names of the units file, in order; their keys and extras go into ``previous`` when ``code`` is
-    the code that made them. No names (nothing is carried over) where the file is missing or damaged."""
+    """The unit names of the units file, in order; their keys go into ``previous`` when ``code`` is the code
+    that made them. No names (nothing is carried over) where the file is missing or damaged."""
     try:
         with open(os.path.join(folder, UNITS_FILE), encoding="utf-8") as handle:
             document = json.load(handle)
         units = [(str(name), str(key)) for name, key in document["units"]]
-        extras = dict(document["extras"])
     except (OSError, ValueError, KeyError, TypeError):
         return []
     if code is None or document.get("code") != code:
         return []
     previous.keys = dict(units)
-    previous.extras = extras
     return [name for name, _ in units]
 
 
-def units_body(code: str, keys: dict[str, str], extras: dict[str, object]) -> bytes:
-    """The units file: ``code``, every unit ``[name, key]`` sorted by name, and their extras."""
-    return serialize.document(
-        {"code": code, "units": sorted(keys.items()), "extras": dict(sorted(extras.items()))}
-    )
+def units_body(code: str, keys: dict[str, str]) -> bytes:
+    """The units file: ``code`` and every unit ``[name, key]`` sorted by name."""
+    return serialize.document({"code": code, "units": sorted(keys.items())})
 
 
-def digests_body(digests: dict[str, tuple[str, int]], units: dict[str, str], names: list[str]) -> bytes:
+def digests_body(
+    digests: dict[str, tuple[str, int]], units: dict[str, str], names: list[str], inputs: dict[str, str]
+) -> bytes:
     """The digest manifest of ``digests`` (path -> (digest, size)) with the index of each file's unit (path ->
-    unit name) in ``names``, the sorted unit names of the units file."""
+    unit name) in ``names``, the sorted unit names of the units file, and each listing page's ``inputs`` key."""
     index = {name: str(i) for i, name in enumerate(names)}
     return "".join(
-        f"{path}\t{hexdigest}\t{size}\t{index[units[path]] if path in units else ''}\n"
+        f"{path}\t{hexdigest}\t{size}\t{index[units[path]] if path in units else ''}\t{inputs.get(path, '')}\n"
         for path, (hexdigest, size) in sorted(digests.items())
     ).encode("utf-8")

@@ -212,7 +212,8 @@ class StagedFiles:
         self.file_units: dict[str, str] = {}
         """Path -> the unit that wrote it (files of no unit are left out)."""
         self.unit_keys: dict[str, str] = {}
-        self.unit_extras: dict[str, object] = {}
+        self.file_inputs: dict[str, str] = {}
+        """Listing page -> key of its filter combination."""
 
     @staticmethod
     def relative(path: str) -> str:
@@ -229,9 +230,12 @@ class StagedFiles:
             os.makedirs(parent, exist_ok=True)
             self._dirs.add(parent)
 
-    def write(self, path: str, data: bytes, unit: str = "") -> None:
-        """Write one file of ``unit`` (or of none: a document rendered every build)."""
+    def write(self, path: str, data: bytes, unit: str = "", inputs: str = "") -> None:
+        """Write one file of ``unit`` (or of none: a document rendered every build); ``inputs``: the key of the
+        listing combination the page belongs to."""
         key = self.relative(path)
+        if inputs:
+            self.file_inputs[key] = inputs
         target = self._new_prefix + key
         self._parent(target)
         hexdigest = digest(data)
@@ -246,14 +250,11 @@ class StagedFiles:
             raise OutputError(f"two writes to the same file: {key}") from None
         self._record(key, hexdigest, len(data), unit, written=True)
 
-    def render(self, unit: str, key: str, extra: object = None) -> bool:
+    def render(self, unit: str, key: str) -> bool:
         """Whether ``unit`` must be rendered: False when its files were carried over instead, hard-linked from the
         previous output because the previous build rendered them from the same inputs (same ``key``, same code)
-        and each is still the file its manifest lists. Records the key (and ``extra``, what the build needs from
-        the unit when it is carried over next time) either way."""
+        and each is still the file its manifest lists. Records the key either way."""
         self.unit_keys[unit] = key
-        if extra is not None:
-            self.unit_extras[unit] = extra
         old = self._old
         if old is None or self._previous is None or old.keys.get(unit) != key or unit not in old.by_unit:
             return True
@@ -261,6 +262,31 @@ class StagedFiles:
         for path in paths:
             if _listed_file(self._old_prefix + path, old.files[path][1], old.listed_at) is not True:
                 return True
+        self._link(paths, unit)
+        self.file_inputs.update((path, old.inputs[path]) for path in paths if path in old.inputs)
+        return False
+
+    def reuse(self, unit: str, folder: str, inputs: str) -> bool:
+        """Carry over every listing page of ``folder`` (one filter combination of ``unit``) from the previous
+        output if each was rendered from the same ``inputs`` key and is still the file its manifest lists;
+        else do nothing and return False."""
+        old = self._old
+        folder = self.relative(folder)
+        paths = old.by_folder.get(folder) if old is not None and self._previous is not None else None
+        if not paths:
+            return False
+        for path in paths:
+            if old.inputs[path] != inputs or (  # type: ignore[union-attr]
+                _listed_file(self._old_prefix + path, old.files[path][1], old.listed_at) is not True  # type: ignore[union-attr]
+            ):
+                return False
+        self._link(paths, unit)
+        self.file_inputs.update((path, inputs) for path in paths)
+        return True
+
+    def _link(self, paths: list[str], unit: str) -> None:
+        """Hard-link files listed in the previous manifest into the staging folder, as files of ``unit``."""
+        old = self._old
         for path in paths:
             target = self._new_prefix + path
             self._parent(target)
@@ -268,20 +294,18 @@ class StagedFiles:
                 os.link(self._old_prefix + path, target)
             except FileExistsError:
                 raise OutputError(f"two writes to the same file: {path}") from None
-            hexdigest, size = old.files[path]
+            hexdigest, size = old.files[path]  # type: ignore[union-attr]
             self._record(path, hexdigest, size, unit, written=False)
-        if unit in old.extras:
-            self.unit_extras[unit] = old.extras[unit]
-        return False
 
     def read(self, path: str) -> bytes:
         """The bytes of a file already in the staging folder (written or carried over)."""
         with open(os.path.join(self._staging, self.relative(path)), "rb") as handle:
             return handle.read()
 
-    def carried_extra(self, unit: str) -> object:
-        """What ``unit`` recorded as its extra (the previous build's, for a unit carried over)."""
-        return self.unit_extras.get(unit)
+    def carried(self, unit: str) -> list[str]:
+        """The files ``unit`` carried over from the previous output (all of them, or none)."""
+        old = self._old
+        return old.by_unit.get(unit, []) if old is not None and self.unit_keys.get(unit) == old.keys.get(unit) else []
 
     def _unchanged(self, key: str, hexdigest: str, data: bytes) -> bool:
         """Whether the previous output holds ``data`` at ``key``: by its digest manifest where it lists the path
@@ -316,7 +340,7 @@ class StagedFiles:
         self.rewritten |= other.rewritten
         self.file_units.update(other.file_units)
         self.unit_keys.update(other.unit_keys)
-        self.unit_extras.update(other.unit_extras)
+        self.file_inputs.update(other.file_inputs)
         self.stats.add(other.stats)
 
 
@@ -355,14 +379,14 @@ class OutputWriter(StagedFiles):
         return self._old
 
     def write_units(self) -> bytes:
-        """Write the units file: every unit's key and extra, for the next build (before ``write_digests``)."""
-        data = units_body(self.code or "", self.unit_keys, self.unit_extras)
+        """Write the units file: every unit's key, for the next build (before ``write_digests``)."""
+        data = units_body(self.code or "", self.unit_keys)
         self.write(UNITS_FILE, data)
         return data
 
     def write_digests(self) -> bytes:
         """Write the digest manifest of everything written so far (call it last, before ``commit``)."""
-        data = digests_body(self.digests, self.file_units, sorted(self.unit_keys))
+        data = digests_body(self.digests, self.file_units, sorted(self.unit_keys), self.file_inputs)
         self.write(DIGESTS_FILE, data)
         return data
 

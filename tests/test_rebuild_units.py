@@ -40,9 +40,9 @@ def rendered(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     names: list[str] = []
     original = listing.render
 
-    def spy(con, route, info, domains_out=None):  # type: ignore[no-untyped-def]
+    def spy(con, route, info, domains_out=None, reuse=None):  # type: ignore[no-untyped-def]
         names.append(route.name)
-        return original(con, route, info, domains_out)
+        return original(con, route, info, domains_out, reuse)
 
     monkeypatch.setattr(listing, "render", spy)
     return names
@@ -67,6 +67,10 @@ def test_one_company_change_renders_only_what_depends_on_it(tmp_path: Path, rend
     news = [p for p in after if p.startswith("api/news/")]
     assert news and all(after[p] == before[p] for p in news)  # carried over: the very same files
     assert after["api/export/json/news.json"] == before["api/export/json/news.json"]
+    # within a route that renders again, the combinations without the company are carried over, the others not
+    elsewhere = [p for p in after if p.startswith("api/companies/country=gb/")]
+    assert elsewhere and all(after[p] == before[p] for p in elsewhere)
+    assert any(after[p] != before[p] for p in after if p.startswith("api/companies/country=us/"))
     assert after["api/export/json/companies.json"] != before["api/export/json/companies.json"]
     assert report.changes is not None
     assert "api/companies/figma.json" in report.changes.changed
@@ -121,5 +125,4 @@ def test_units_file_lists_every_unit_of_the_manifest(tmp_path: Path) -> None:
     assert names == sorted(set(names))
     listed = {line.split("\t")[3] for line in (out / DIGESTS_FILE).read_text(encoding="utf-8").splitlines()}
     assert {names[int(i)] for i in listed - {""}} == set(names)  # every unit has files, every index is a unit
-    assert {f"listing:{r.name}" for r in LIST_ROUTES} <= set(units["extras"])
     assert {"export/dataset", "export/companies", "company/1", "listing:news"} <= set(names)
