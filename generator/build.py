@@ -10,7 +10,7 @@ import os
 import sys
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -18,12 +18,11 @@ import duckdb
 import jinja2
 import pydantic
 
-from generator import configs, details, exports, fanout, openapi, problems, queries, serialize
+from generator import configs, exports, fanout, openapi, problems, queries, serialize
 from generator.landing import landing_page
 from generator.load import DATASET_INFO_FILE, load_into, validate
-from generator.manifest import unit_key
-from generator.registry import DETAIL_ROUTES, DOCUMENT_ROUTES, EXPORT_ROUTE, LIST_ROUTES, ListRoute
-from generator.schema import TABLES, DatasetInfo
+from generator.registry import DOCUMENT_ROUTES, EXPORT_ROUTE, LIST_ROUTES, ListRoute
+from generator.schema import TABLES
 from generator.templates import TEMPLATE_DIR
 from generator.writer import Changes, OutputError, OutputLock, OutputWriter, real_output, recover
 
@@ -172,27 +171,6 @@ def example_urls(route: ListRoute, domains: dict[str, list[str]]) -> list[str]:
     return urls
 
 
-def _detail_files(
-    con: duckdb.DuckDBPyConnection, info: DatasetInfo, examples: dict[str, list[str]], writer: OutputWriter,
-) -> Iterator[tuple[str, bytes, str]]:
-    """Every profile not carried over from the previous output (unit ``<route>/<first key>``: its input records and
-    the dataset's metadata), as (path, body, unit)."""
-    meta = queries.base_meta(info)
-    about = info.model_dump_json()
-    for route in DETAIL_ROUTES:
-        for detail in getattr(details, route.builder)(con, info):
-            keys = detail.keys
-            if len(examples.setdefault(route.name, [])) < len(keys):
-                examples[route.name] = [f"{route.path}/{key}" for key in keys]
-            unit = f"{route.name}/{keys[0]}"
-            if not writer.render(unit, unit_key(about, repr(detail.inputs))):
-                continue
-            canonical = route.file_path(keys[-1])
-            body = serialize.resource(detail.make(), {"meta": meta, "links": {"self": canonical}})
-            for key in keys:
-                yield route.file_path(key), body, unit
-
-
 def build(config: BuildConfig, progress: Progress = lambda _: None) -> BuildReport:
     """Validate the dataset, then write the whole API into ``config.out_dir`` atomically.
 
@@ -237,31 +215,29 @@ def _build(config: BuildConfig, out: Path, progress: Progress, committed: list[b
         report.files, report.bytes = previous["files"], previous["bytes"]
         stage("unchanged")
         return report
-    progress("validate: reading and checking the dataset")
-    info, tables = validate(config.data_dir)  # everything is checked before the first byte is written
-    stage("validate")
-
-    progress("load: loading tables into DuckDB")
-    con = duckdb.connect(":memory:", config={"threads": config.threads} if config.threads else {})
-    con.execute("SET enable_progress_bar = false")  # the build reports its own progress
-    load_into(con, tables)
-    con.execute(queries.read_sql("views"))
-    companies = len(tables["companies"].rows)
-    del tables
-    stage("load")
-
+    # Made first: a recycled staging folder (writer.py) is listed in another process while the data is validated.
     writer = OutputWriter(out, code_fingerprint())
+    con: duckdb.DuckDBPyConnection | None = None
     try:
+        progress("validate: reading and checking the dataset")
+        info, tables = validate(config.data_dir)  # everything is checked before the first byte is written
+        stage("validate")
+
+        progress("load: loading tables into DuckDB")
+        con = duckdb.connect(":memory:", config={"threads": config.threads} if config.threads else {})
+        con.execute("SET enable_progress_bar = false")  # the build reports its own progress
+        load_into(con, tables)
+        con.execute(queries.read_sql("views"))
+        companies = len(tables["companies"].rows)
+        del tables
+        writer.ready()
+        stage("load")
 
         emit = writer.write
 
         examples: dict[str, list[str]] = {}
 
-        def details_and_exports() -> None:
-            progress("details: profiles")
-            for path, body, unit in _detail_files(con, info, examples, writer):
-                emit(path, body, unit)
-            stage("details")
+        def write_exports() -> None:
             progress("exports: json, csv, parquet")
             for path, body, unit in exports.export_files(con, info, writer.scratch, writer):
                 emit(path, body, unit)
@@ -269,17 +245,18 @@ def _build(config: BuildConfig, out: Path, progress: Progress, committed: list[b
 
         workers = config.workers if config.workers is not None else fanout.default_workers(companies)
         with fanout.Listings(con, info, writer, workers, progress) as listings:
-            if workers:  # the worker processes render the listings meanwhile
-                progress(f"listings: rendered by {workers} worker processes")
-                details_and_exports()
+            if workers:  # the worker processes render the listings and profiles meanwhile
+                progress(f"listings and profiles: rendered by {workers} worker processes")
+                write_exports()
             progress("listings" + (": waiting for the workers" if workers else ""))
             results = listings.results()
             stage("listings")
+        examples.update(listings.details.examples)
         for route in LIST_ROUTES:
             examples[route.name] = example_urls(route, results[route.name].domains)
         domains = {name: result.domains for name, result in results.items()}
         if not workers:
-            details_and_exports()
+            write_exports()
         examples["export"] = [f"{EXPORT_ROUTE.path}?format=csv", f"{EXPORT_ROUTE.path}?format=json&table=companies"]
         progress("docs: openapi, landing page, errors")
         emit(DOCUMENT_ROUTES[0].file, serialize.document(openapi.document(info, domains)))
@@ -305,6 +282,7 @@ def _build(config: BuildConfig, out: Path, progress: Progress, committed: list[b
         writer.abort()
         raise
     finally:
-        con.close()
+        if con is not None:
+            con.close()
     report.files, report.bytes, report.written = writer.stats.files, writer.stats.bytes, writer.stats.written
     return report

@@ -9,9 +9,12 @@ from typing import NamedTuple
 import duckdb
 from pydantic import BaseModel
 
-from generator import responses
-from generator.queries import read_sql
+from generator import responses, serialize
+from generator.manifest import unit_key
+from generator.queries import base_meta, read_sql
+from generator.registry import DETAIL_ROUTES
 from generator.schema import DatasetInfo
+from generator.staged import StagedFiles
 
 EDGAR_COMPANY_URL = "https://www.sec.gov/cgi-bin/browse-edgar?action=getcompany&CIK={cik:010d}"
 
@@ -178,3 +181,24 @@ def _industry_detail(
     return responses.IndustryDetail(
         **industry, companies_by_country=countries, funding_by_year=funding, companies=companies,
     )
+
+
+def detail_files(con: duckdb.DuckDBPyConnection, info: DatasetInfo, files: StagedFiles) -> dict[str, list[str]]:
+    """Write every profile (each carried over from the previous output where its unit ``<route>/<first key>``,
+    its input rows and the dataset's metadata, is unchanged); return example URLs per detail route."""
+    meta = base_meta(info)
+    about = info.model_dump_json()
+    examples: dict[str, list[str]] = {}
+    for route in DETAIL_ROUTES:
+        builder: Callable[..., Iterator[Detail]] = globals()[route.builder]
+        for detail in builder(con, info):
+            keys = detail.keys
+            if len(examples.setdefault(route.name, [])) < len(keys):
+                examples[route.name] = [f"{route.path}/{key}" for key in keys]
+            unit = f"{route.name}/{keys[0]}"
+            if not files.render(unit, unit_key(about, repr(detail.inputs))):
+                continue
+            body = serialize.resource(detail.make(), {"meta": meta, "links": {"self": route.file_path(keys[-1])}})
+            for key in keys:
+                files.write(route.file_path(key), body, unit)
+    return examples

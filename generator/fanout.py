@@ -25,11 +25,12 @@ from dataclasses import dataclass, field
 
 import duckdb
 
-from generator import listing
+from generator import details, listing
 from generator.manifest import Previous, read_previous, unit_key
 from generator.registry import LIST_ROUTES, ListRoute
 from generator.schema import DatasetInfo
-from generator.writer import OutputWriter, StagedFiles, WriteStats
+from generator.staged import StagedFiles, WriteStats
+from generator.writer import OutputWriter
 
 SNAPSHOT_FILE = "listings.duckdb"
 PR_SET_PDEATHSIG = 1
@@ -42,6 +43,8 @@ class RouteResult:
     """Allowed values of each filter: the ones that have files."""
     files: StagedFiles | None = None
     """What the route wrote (or carried over from the previous output), without the previous manifest."""
+    examples: dict[str, list[str]] = field(default_factory=dict)
+    """Example URLs of the profiles (``DETAILS`` only)."""
 
     @property
     def stats(self) -> WriteStats:
@@ -50,12 +53,12 @@ class RouteResult:
 
 def render_route(
     con: duckdb.DuckDBPyConnection, route: ListRoute, info: DatasetInfo, staging: str, previous: str | None,
-    previous_manifest: Previous | None = None,
+    previous_manifest: Previous | None = None, recycled: bool = False,
 ) -> RouteResult:
     """Write every page of one route into the staging folder through its own ``StagedFiles``, or carry the
     route's files over from the previous output when its rows and the dataset's metadata are those it was
     rendered from (the unit ``listing:<route>``)."""
-    files = StagedFiles(staging, previous, previous_manifest)
+    files = StagedFiles(staging, previous, previous_manifest, recycled)
     result = RouteResult(route.name, files=files)
     unit = f"listing:{route.name}"
     key = unit_key(info.model_dump_json(), listing.materialize(con, route, info))
@@ -65,6 +68,20 @@ def render_route(
             files.write(page.path, page.body, unit, page.inputs)
     else:
         result.domains = listing.domains_of(route, files.carried(unit))
+    files.detach()
+    return result
+
+
+DETAILS = "details"
+"""The task that writes every profile (``details.detail_files``), beside the listing routes."""
+
+
+def render_details(
+    con: duckdb.DuckDBPyConnection, info: DatasetInfo, staging: str, previous: str | None,
+    previous_manifest: Previous | None = None, recycled: bool = False,
+) -> RouteResult:
+    files = StagedFiles(staging, previous, previous_manifest, recycled)
+    result = RouteResult(DETAILS, files=files, examples=details.detail_files(con, info, files))
     files.detach()
     return result
 
@@ -79,7 +96,8 @@ _worker: dict[str, object] = {}
 
 
 def _init_worker(
-    parent: int, snapshot: str, staging: str, previous: str | None, info: DatasetInfo, code: str | None
+    parent: int, snapshot: str, staging: str, previous: str | None, info: DatasetInfo, code: str | None,
+    recycled: bool,
 ) -> None:
     with contextlib.suppress(OSError, AttributeError):  # not Linux: the worker then finishes its route alone
         ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
@@ -87,17 +105,21 @@ def _init_worker(
         os._exit(1)
     con = duckdb.connect(snapshot, read_only=True, config={"threads": 1})
     con.execute("SET enable_progress_bar = false")
-    _worker.update(con=con, staging=staging, previous=previous, info=info, digests=read_previous(previous, code))
+    _worker.update(con=con, staging=staging, previous=previous, info=info, digests=read_previous(previous, code),
+                   recycled=recycled)
 
 
 def _render_in_worker(name: str) -> RouteResult:
+    con, info, staging, previous, digests, recycled = (
+        _worker[k] for k in ("con", "info", "staging", "previous", "digests", "recycled"))
+    if name == DETAILS:
+        return render_details(con, info, staging, previous, digests, recycled)  # type: ignore[arg-type]
     route = next(r for r in LIST_ROUTES if r.name == name)
-    con, info, staging, previous, digests = (_worker[k] for k in ("con", "info", "staging", "previous", "digests"))
-    return render_route(con, route, info, staging, previous, digests)  # type: ignore[arg-type]
+    return render_route(con, route, info, staging, previous, digests, recycled)  # type: ignore[arg-type]
 
 
 class Listings:
-    """Renders every listing route: started on entry, ``results()`` waits for all of them."""
+    """Renders every listing route and the profiles: started on entry, ``results()`` waits for all of them."""
 
     def __init__(
         self, con: duckdb.DuckDBPyConnection, info: DatasetInfo, writer: OutputWriter, workers: int,
@@ -112,6 +134,8 @@ class Listings:
         self._previous = str(writer.previous) if writer.previous is not None else None
         self._pool: ProcessPoolExecutor | None = None
         self._futures: list[Future[RouteResult]] = []
+        self.details = RouteResult(DETAILS)
+        """The profiles' result, once ``results()`` returned."""
 
     def __enter__(self) -> Listings:
         if self._workers > 0:
@@ -122,10 +146,12 @@ class Listings:
             self._con.execute("DETACH listing_snapshot")
             self._pool = ProcessPoolExecutor(
                 self._workers, mp_context=multiprocessing.get_context("spawn"), initializer=_init_worker,
-                initargs=(os.getpid(), snapshot, self._staging, self._previous, self._info, self._writer.code),
+                initargs=(os.getpid(), snapshot, self._staging, self._previous, self._info, self._writer.code,
+                          self._writer.recycled),
             )
-            routes = sorted(LIST_ROUTES, key=_weight)
-            self._futures = [self._pool.submit(_render_in_worker, route.name) for route in routes]
+            names = [route.name for route in sorted(LIST_ROUTES, key=_weight)]
+            names.insert(2, DETAILS)  # after the two largest listings, before the many small ones
+            self._futures = [self._pool.submit(_render_in_worker, name) for name in names]
             for future in self._futures:  # reported as each finishes, while the build process does other stages
                 future.add_done_callback(self._finished)
         return self
@@ -136,11 +162,16 @@ class Listings:
         if self._pool is None:
             digests = self._writer.previous_manifest
             for route in LIST_ROUTES:
-                done.append(render_route(self._con, route, self._info, self._staging, self._previous, digests))
+                done.append(render_route(self._con, route, self._info, self._staging, self._previous, digests,
+                                         self._writer.recycled))
                 self._report(done)
+            done.append(render_details(self._con, self._info, self._staging, self._previous, digests,
+                                       self._writer.recycled))
+            self._report(done)
         else:
             done = [future.result() for future in self._futures]
         by_name = {result.name: result for result in done}
+        self.details = by_name[DETAILS]
         for result in done:
             self._writer.merge(result.files)  # type: ignore[arg-type]
         return {route.name: by_name[route.name] for route in LIST_ROUTES}
@@ -158,11 +189,11 @@ class Listings:
         if self._progress is None:
             return
         elapsed = time.perf_counter() - self._started
-        total = len(LIST_ROUTES)
+        total = len(LIST_ROUTES) + 1
         left = elapsed / len(done) * (total - len(done))
         files = sum(r.stats.files for r in done)
         eta = f", about {left:.0f}s left" if len(done) < total else ""
-        self._progress(f"listings: {len(done)}/{total} routes ({done[-1].name}), {files:,} files, "
+        self._progress(f"listings: {len(done)}/{total} parts ({done[-1].name}), {files:,} files, "
                        f"{elapsed:.0f}s{eta}")
 
     def __exit__(self, *exc: object) -> None:

@@ -7,7 +7,8 @@
   byte.
 - ``changes()`` lists the files added, changed and removed against the previous output (a deploy uploads just
   those); top-level dotfiles are the generator's own bookkeeping and are not listed.
-- The previous output is kept as ``.<name>.retired`` until the next build, which removes it in the background.
+- The previous output is kept as ``.<name>.retired`` until the next build, which recycles it as its staging
+  folder (``recycle.py``) or, when other code made it, removes it in the background.
 - The swap exchanges the two folders in one ``renameat2(RENAME_EXCHANGE)`` call where the kernel has it, so a
   build killed at any moment leaves the previous output whole (at worst a stale staging folder, removed by the
   next build).
@@ -28,34 +29,18 @@ import errno
 import fcntl
 import os
 import shutil
-import stat
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from generator.manifest import DIGESTS_FILE, UNITS_FILE, Previous, digest, digests_body, read_previous, units_body
+from generator import recycle
+from generator.manifest import DIGESTS_FILE, UNITS_FILE, Previous, digests_body, read_previous, units_body
+from generator.staged import OutputError, StagedFiles
 
 STAGING_SUFFIX = ".staging"
 RETIRED_SUFFIX = ".retired"
 LOCK_SUFFIX = ".lock"
 SCRATCH_DIR = ".scratch"
-
-
-class OutputError(Exception):
-    """The build tried to write something it must not."""
-
-
-@dataclass
-class WriteStats:
-    files: int = 0
-    bytes: int = 0
-    written: int = 0
-    """Files whose content changed or that are new (the rest were carried over by hard link)."""
-
-    def add(self, other: WriteStats) -> None:
-        self.files += other.files
-        self.bytes += other.bytes
-        self.written += other.written
 
 
 def _sibling(out: Path, suffix: str) -> Path:
@@ -143,30 +128,6 @@ def _rename(source: Path, target: Path) -> None:
     os.rename(source, target)
 
 
-def _listed_file(path: str, size: int, listed_at: int) -> bool | None:
-    """Whether a regular file (not a link to elsewhere) of ``size`` bytes, untouched since its output's digest
-    manifest was written (``listed_at``, ns), is at ``path``; None: modified since, so compare its bytes."""
-    try:
-        status = os.lstat(path)
-    except (FileNotFoundError, NotADirectoryError):
-        return False
-    if not stat.S_ISREG(status.st_mode) or status.st_size != size:
-        return False
-    return True if status.st_mtime_ns <= listed_at else None
-
-
-def _same_file_content(path: str, data: bytes) -> bool:
-    """Whether a regular file (not a link to elsewhere) holds exactly ``data``."""
-    try:
-        status = os.lstat(path)
-    except (FileNotFoundError, NotADirectoryError):
-        return False
-    if not stat.S_ISREG(status.st_mode) or status.st_size != len(data):
-        return False
-    with open(path, "rb") as handle:
-        return handle.read() == data
-
-
 @dataclass
 class Changes:
     """What a build changed in its output: relative paths, sorted."""
@@ -191,159 +152,6 @@ def _files_under(root: str) -> set[str]:
     return found
 
 
-class StagedFiles:
-    """Writes files into an existing staging folder, hard-linking those equal to the previous output's.
-
-    Several processes may each hold one for the same staging folder (``OutputWriter`` owns the folder itself).
-    """
-
-    def __init__(self, staging: str, previous: str | None, previous_manifest: Previous | None = None) -> None:
-        self._staging = staging
-        self._previous = previous
-        self._new_prefix = staging.rstrip("/") + "/"
-        self._old_prefix = previous.rstrip("/") + "/" if previous is not None else ""
-        self._old = previous_manifest
-        self._dirs: set[str] = set()
-        self.stats = WriteStats()
-        self.digests: dict[str, tuple[str, int]] = {}
-        """What this writer wrote: path -> (digest, size)."""
-        self.rewritten: set[str] = set()
-        """Paths written afresh (new or changed content); the others were hard-linked from the previous output."""
-        self.file_units: dict[str, str] = {}
-        """Path -> the unit that wrote it (files of no unit are left out)."""
-        self.unit_keys: dict[str, str] = {}
-        self.file_inputs: dict[str, str] = {}
-        """Listing page -> key of its filter combination."""
-
-    @staticmethod
-    def relative(path: str) -> str:
-        """Check an output path (``/api/x.json`` or ``api/x.json``) and return it relative to the output."""
-        relative = path.lstrip("/")
-        parts = relative.split("/")
-        if not relative or "\\" in relative or "\x00" in relative or any(p in ("", ".", "..") for p in parts):
-            raise OutputError(f"refusing to write outside the output folder: {path!r}")
-        return relative
-
-    def _parent(self, target: str) -> None:
-        parent = target[: target.rindex("/")]
-        if parent not in self._dirs:
-            os.makedirs(parent, exist_ok=True)
-            self._dirs.add(parent)
-
-    def write(self, path: str, data: bytes, unit: str = "", inputs: str = "") -> None:
-        """Write one file of ``unit`` (or of none: a document rendered every build); ``inputs``: the key of the
-        listing combination the page belongs to."""
-        key = self.relative(path)
-        if inputs:
-            self.file_inputs[key] = inputs
-        target = self._new_prefix + key
-        self._parent(target)
-        hexdigest = digest(data)
-        try:  # exclusive creation: the staging folder itself refuses a second write to a path
-            if self._previous is not None and self._unchanged(key, hexdigest, data):
-                os.link(self._old_prefix + key, target)
-                self._record(key, hexdigest, len(data), unit, written=False)
-                return
-            with open(target, "xb") as handle:
-                handle.write(data)
-        except FileExistsError:
-            raise OutputError(f"two writes to the same file: {key}") from None
-        self._record(key, hexdigest, len(data), unit, written=True)
-
-    def render(self, unit: str, key: str) -> bool:
-        """Whether ``unit`` must be rendered: False when its files were carried over instead, hard-linked from the
-        previous output because the previous build rendered them from the same inputs (same ``key``, same code)
-        and each is still the file its manifest lists. Records the key either way."""
-        self.unit_keys[unit] = key
-        old = self._old
-        if old is None or self._previous is None or old.keys.get(unit) != key or unit not in old.by_unit:
-            return True
-        paths = old.by_unit[unit]
-        for path in paths:
-            if _listed_file(self._old_prefix + path, old.files[path][1], old.listed_at) is not True:
-                return True
-        self._link(paths, unit)
-        self.file_inputs.update((path, old.inputs[path]) for path in paths if path in old.inputs)
-        return False
-
-    def reuse(self, unit: str, folder: str, inputs: str) -> bool:
-        """Carry over every listing page of ``folder`` (one filter combination of ``unit``) from the previous
-        output if each was rendered from the same ``inputs`` key and is still the file its manifest lists;
-        else do nothing and return False."""
-        old = self._old
-        folder = self.relative(folder)
-        paths = old.by_folder.get(folder) if old is not None and self._previous is not None else None
-        if not paths:
-            return False
-        for path in paths:
-            if old.inputs[path] != inputs or (  # type: ignore[union-attr]
-                _listed_file(self._old_prefix + path, old.files[path][1], old.listed_at) is not True  # type: ignore[union-attr]
-            ):
-                return False
-        self._link(paths, unit)
-        self.file_inputs.update((path, inputs) for path in paths)
-        return True
-
-    def _link(self, paths: list[str], unit: str) -> None:
-        """Hard-link files listed in the previous manifest into the staging folder, as files of ``unit``."""
-        old = self._old
-        for path in paths:
-            target = self._new_prefix + path
-            self._parent(target)
-            try:
-                os.link(self._old_prefix + path, target)
-            except FileExistsError:
-                raise OutputError(f"two writes to the same file: {path}") from None
-            hexdigest, size = old.files[path]  # type: ignore[union-attr]
-            self._record(path, hexdigest, size, unit, written=False)
-
-    def read(self, path: str) -> bytes:
-        """The bytes of a file already in the staging folder (written or carried over)."""
-        with open(os.path.join(self._staging, self.relative(path)), "rb") as handle:
-            return handle.read()
-
-    def carried(self, unit: str) -> list[str]:
-        """The files ``unit`` carried over from the previous output (all of them, or none)."""
-        old = self._old
-        return old.by_unit.get(unit, []) if old is not None and self.unit_keys.get(unit) == old.keys.get(unit) else []
-
-    def _unchanged(self, key: str, hexdigest: str, data: bytes) -> bool:
-        """Whether the previous output holds ``data`` at ``key``: by its digest manifest where it lists the path
-        (and the file there has the listed size), else by reading the file back."""
-        old = self._old_prefix + key
-        listed = self._old.files.get(key) if self._old is not None else None
-        if listed is not None:
-            if listed != (hexdigest, len(data)):
-                return False
-            untouched = _listed_file(old, len(data), self._old.listed_at)  # type: ignore[union-attr]
-            if untouched is not None:
-                return untouched
-        return _same_file_content(old, data)
-
-    def _record(self, key: str, hexdigest: str, size: int, unit: str, *, written: bool) -> None:
-        self.stats.files += 1
-        self.stats.bytes += size
-        self.stats.written += written
-        self.digests[key] = (hexdigest, size)
-        if unit:
-            self.file_units[key] = unit
-        if written:
-            self.rewritten.add(key)
-
-    def detach(self) -> None:
-        """Drop the previous manifest (before this object travels back from a worker process)."""
-        self._old = None
-
-    def merge(self, other: StagedFiles) -> None:
-        """Count in what another ``StagedFiles`` (a worker's) wrote into the same staging folder."""
-        self.digests.update(other.digests)
-        self.rewritten |= other.rewritten
-        self.file_units.update(other.file_units)
-        self.unit_keys.update(other.unit_keys)
-        self.file_inputs.update(other.file_inputs)
-        self.stats.add(other.stats)
-
-
 class OutputWriter(StagedFiles):
     """Collects the files of one build; ``commit`` makes them the output, ``abort`` drops them."""
 
@@ -355,18 +163,35 @@ class OutputWriter(StagedFiles):
         self.retired = _sibling(self.out, RETIRED_SUFFIX)
         self.previous = self.out if self.out.is_dir() else None
         previous = str(self.previous) if self.previous is not None else None
-        super().__init__(str(self.staging), previous, read_previous(previous, code))
         _remove(self.staging)  # left by a killed build (``recover`` has usually removed it already)
-        # The output the previous build replaced: removed while this build validates and renders (the removal of
-        # ~150k hard links takes as long as a rebuild's rendering on a busy disk), waited for before the swap. A
-        # separate process, so that it does not hold the build's interpreter lock.
+        self.out.parent.mkdir(parents=True, exist_ok=True)
+        # The output the previous build replaced: recycled as this build's staging folder when the same code
+        # made it (recycle.py), else removed in a separate process while this build validates and renders, and
+        # waited for before the swap.
         self._retiring: subprocess.Popen[bytes] | None = None
+        self._listing: recycle.Listing | None = None
+        self._entries: list[tuple[str, str]] = []
         if self.retired.is_symlink():
             self.retired.unlink()
+        elif recycle.made_by(self.retired, code):
+            os.rename(self.retired, self.staging)
+            self._listing = recycle.Listing(str(self.staging))
         elif self.retired.exists():
             self._retiring = subprocess.Popen(["rm", "-rf", "--", str(self.retired)], stdin=subprocess.DEVNULL)
-        self.out.parent.mkdir(parents=True, exist_ok=True)
-        self.staging.mkdir()
+        if self._listing is None:
+            self.staging.mkdir()
+        super().__init__(str(self.staging), previous, read_previous(previous, code), self._listing is not None)
+
+    @property
+    def recycled(self) -> bool:
+        return self._recycled
+
+    def ready(self) -> None:
+        """Wait until a recycled staging folder is listed and holds only folders and regular files; call it
+        before the first write (worker processes included)."""
+        if self._listing is not None:
+            self._entries = recycle.clear_odd(self._staging, self._listing.entries())
+            self._listing = None
 
     def scratch(self, name: str) -> str:
         """A temporary file path inside the staging folder (removed before the swap)."""
@@ -409,9 +234,11 @@ class OutputWriter(StagedFiles):
         """Make the staged files the output, atomically where the system allows.
 
         The previous output is kept whole beside it as ``.<name>.retired`` (hard links: it costs directory
-        entries and the files that changed) and removed by the next build while that one renders, so a rebuild
-        does not wait for the removal of every unchanged file."""
+        entries and the files that changed), for the next build to recycle as its staging folder."""
         shutil.rmtree(os.path.join(self._staging, SCRATCH_DIR), ignore_errors=True)
+        self.ready()
+        if self._recycled:
+            recycle.drop_stale(self._staging, self._entries, self.digests)
         self._wait_retired()
         if self.retired.exists():  # the removal failed, or an earlier killed build's is still going: finish it
             shutil.rmtree(self.retired, ignore_errors=True)
@@ -434,5 +261,6 @@ class OutputWriter(StagedFiles):
 
     def abort(self) -> None:
         """Drop the staged files (the output is untouched)."""
+        self.ready()
         self._wait_retired()
         shutil.rmtree(self.staging, ignore_errors=True)

@@ -211,7 +211,7 @@ def test_build_command_reports_a_summary(tmp_path: Path) -> None:
 def test_rebuild_uses_the_digest_manifest_and_repairs_hand_edits(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from generator import writer as writer_module
+    from generator import staged as writer_module
 
     out = tmp_path / "dist"
     build(BuildConfig(TINY, out))

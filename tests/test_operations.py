@@ -152,14 +152,14 @@ def test_a_full_disk_is_one_line_and_the_output_is_intact(tmp_path: Path, tiny_b
     before = tree(out)
     calls = []
 
-    def full(self: writer.StagedFiles, path: str, data: bytes) -> None:
+    def full(self: writer.StagedFiles, path: str) -> str:  # every file placed, written or carried over
         calls.append(path)
         if len(calls) > 20:
             raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), path)
-        original(self, path, data)
+        return original(self, path)
 
-    original = writer.StagedFiles.write
-    monkeypatch.setattr(writer.StagedFiles, "write", full)
+    original = writer.StagedFiles._claim
+    monkeypatch.setattr(writer.StagedFiles, "_claim", full)
     result = CliRunner().invoke(main, ["build", "--data", str(TINY), "--out", str(out), "--force", "--quiet",
                                        "--workers", "0"])
     assert result.exit_code == 1, result.output

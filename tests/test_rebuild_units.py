@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from generator import build as build_module
-from generator import listing
+from generator import listing, recycle
 from generator.build import BuildConfig, build
 from generator.manifest import DIGESTS_FILE, UNITS_FILE
 from generator.registry import LIST_ROUTES
@@ -126,3 +126,35 @@ def test_units_file_lists_every_unit_of_the_manifest(tmp_path: Path) -> None:
     listed = {line.split("\t")[3] for line in (out / DIGESTS_FILE).read_text(encoding="utf-8").splitlines()}
     assert {names[int(i)] for i in listed - {""}} == set(names)  # every unit has files, every index is a unit
     assert {"export/dataset", "export/companies", "company/1", "listing:news"} <= set(names)
+
+
+def test_the_retired_output_is_recycled_into_exactly_the_new_output(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The third build recycles the first one's output (``.dist.retired``) as its staging folder: files it does
+    not write go, planted files and links go (the link is not followed), and the result is a clean build's."""
+    data, out, clean = tmp_path / "data", tmp_path / "dist", tmp_path / "clean"
+    shutil.copytree(TINY, data)
+    build(BuildConfig(data, out, workers=0))
+    bump_valuation(data, "figma")
+    build(BuildConfig(data, out, workers=0))
+    second = tree(out)
+    retired = tmp_path / ".dist.retired"
+    assert retired.is_dir()
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (retired / "api" / "planted.json").write_text("{}")
+    (retired / "api" / "companies" / "linked").symlink_to(outside, target_is_directory=True)
+    companies = data / "companies.csv"  # a new slug: the old profile and its word pages must disappear
+    companies.write_text(companies.read_text().replace(",figma,Figma,", ",figjam,Figma,"))
+    dropped: list[int] = []
+    original = recycle.drop_stale
+    monkeypatch.setattr(recycle, "drop_stale", lambda *args: dropped.append(original(*args)) or dropped[-1])
+    report = build(BuildConfig(data, out, workers=0))
+    assert dropped and dropped[0] >= 2  # recycled: the planted file and the old profile at least were removed
+    build(BuildConfig(data, clean, workers=0))
+    assert tree(out) == tree(clean)
+    assert tree(retired) == second  # the second output, kept whole for the next build
+    assert list(outside.iterdir()) == [] and not (out / "api" / "planted.json").exists()
+    assert report.changes is not None and "api/companies/figma.json" in report.changes.removed
+    assert (out / "api" / "companies" / "figjam.json").exists()

@@ -1,0 +1,106 @@
+"""The output two builds back as the next build's staging folder, instead of deleting it and making a new one.
+
+A rebuild's staging folder needs every folder of the output (85k at 10k companies) and a hard link per file; the
+retired output (``.<name>.retired``, the output before the current one) already has that shape. When the same
+code made it, the build renames it to its staging folder and updates it: a file that is already the current
+output's file (same inode: unchanged across the last two builds) stays, any other is replaced, and at the end
+everything the build did not write is removed (``drop_stale``), so the staged tree holds exactly the build's
+files. What the folder holds is listed once, by ``find`` in a separate process while the build validates; a
+symbolic link or any other non-regular entry found there is removed before anything is written, so no write
+can follow one out of the folder.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import threading
+from collections.abc import Iterable
+from pathlib import Path
+
+from generator.manifest import UNITS_FILE
+
+
+def made_by(folder: Path, code: str | None) -> bool:
+    """Whether ``folder`` is an output made by ``code`` (its units file says so)."""
+    if code is None or folder.is_symlink() or not folder.is_dir():
+        return False
+    try:
+        with open(folder / UNITS_FILE, encoding="utf-8") as handle:
+            return json.load(handle).get("code") == code
+    except (OSError, ValueError, AttributeError):
+        return False
+
+
+class Listing:
+    """Every entry of a folder as (kind, relative path), kind ``d`` folder, ``f`` regular file, other letters
+    anything else; read by ``find`` in a separate process (a Python walk where ``find`` is missing)."""
+
+    def __init__(self, folder: str) -> None:
+        self._folder = folder
+        self._entries: list[tuple[str, str]] | None = None
+        self._thread = threading.Thread(target=self._read, daemon=True)
+        self._thread.start()
+
+    def _read(self) -> None:
+        try:
+            done = subprocess.run(["find", ".", "-mindepth", "1", "-printf", "%y %P\\0"], cwd=self._folder,
+                                  capture_output=True, check=True)
+            self._entries = [(item[0], item[2:]) for item in done.stdout.decode("utf-8", "surrogateescape")
+                             .split("\0") if item]
+        except (OSError, subprocess.CalledProcessError):
+            self._entries = list(_walk(self._folder))
+
+    def entries(self) -> list[tuple[str, str]]:
+        self._thread.join()
+        return self._entries or []
+
+
+def _walk(root: str) -> Iterable[tuple[str, str]]:
+    prefix = len(root) + 1
+    stack = [root]
+    while stack:
+        with os.scandir(stack.pop()) as found:
+            for entry in found:
+                if entry.is_dir(follow_symlinks=False):
+                    stack.append(entry.path)
+                    yield "d", entry.path[prefix:]
+                else:
+                    yield ("f" if entry.is_file(follow_symlinks=False) else "l"), entry.path[prefix:]
+
+
+def clear_odd(folder: str, entries: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """Remove every entry that is neither a folder nor a regular file; return the others."""
+    kept = []
+    for kind, path in entries:
+        if kind in "df":
+            kept.append((kind, path))
+        else:
+            os.unlink(os.path.join(folder, path))  # a link is removed, never followed
+    return kept
+
+
+def drop_stale(folder: str, entries: list[tuple[str, str]], written: Iterable[str]) -> int:
+    """Remove the listed files the build did not write and the folders it did not use; return how many."""
+    files = set(written)
+    used: set[str] = set()
+    for path in files:
+        end = path.rfind("/")
+        while end > 0 and path[:end] not in used:
+            used.add(path[:end])
+            end = path.rfind("/", 0, end)
+    removed = 0
+    for kind, path in entries:
+        if kind == "f" and path not in files:
+            try:
+                os.unlink(os.path.join(folder, path))
+                removed += 1
+            except FileNotFoundError:
+                pass
+    for path in sorted((p for k, p in entries if k == "d" and p not in used), key=lambda p: -p.count("/")):
+        if os.path.isdir(os.path.join(folder, path)):
+            shutil.rmtree(os.path.join(folder, path), ignore_errors=True)
+            removed += 1
+    return removed

@@ -1,0 +1,255 @@
+"""Files written into a staging folder by one process of the build (the build process or a listing worker).
+
+A file equal to the previous output's is hard-linked from it (``write``); a unit or filter combination whose inputs
+did not change is carried over whole (``render``, ``reuse``). The staging folder is either new or a recycled
+earlier output (``recycled``): then a path may already hold a file; it is kept when it is already the previous
+output's file (the same inode), else replaced (unlinked first: a recycled file shares its inode with older
+outputs and is never written into). A second write to the same path is refused.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+from dataclasses import dataclass
+
+from generator.manifest import Previous, digest
+
+
+class OutputError(Exception):
+    """The build tried to write something it must not."""
+
+
+@dataclass
+class WriteStats:
+    files: int = 0
+    bytes: int = 0
+    written: int = 0
+    """Files whose content changed or that are new (the rest were carried over by hard link)."""
+
+    def add(self, other: WriteStats) -> None:
+        self.files += other.files
+        self.bytes += other.bytes
+        self.written += other.written
+
+
+def _same_inode(a: str, b: str) -> bool:
+    try:
+        first, second = os.lstat(a), os.lstat(b)
+    except OSError:
+        return False
+    return (first.st_ino, first.st_dev) == (second.st_ino, second.st_dev) and stat.S_ISREG(second.st_mode)
+
+
+def _clear(path: str) -> None:
+    """Remove what a recycled folder holds at ``path`` (a file, or a folder where a file goes now)."""
+    if os.path.isdir(path) and not os.path.islink(path):
+        shutil.rmtree(path)
+    else:
+        os.unlink(path)
+
+
+def _listed_file(path: str, size: int, listed_at: int) -> bool | None:
+    """Whether a regular file (not a link to elsewhere) of ``size`` bytes, untouched since its output's digest
+    manifest was written (``listed_at``, ns), is at ``path``; None: modified since, so compare its bytes."""
+    try:
+        status = os.lstat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return False
+    if not stat.S_ISREG(status.st_mode) or status.st_size != size:
+        return False
+    return True if status.st_mtime_ns <= listed_at else None
+
+
+def _same_file_content(path: str, data: bytes) -> bool:
+    """Whether a regular file (not a link to elsewhere) holds exactly ``data``."""
+    try:
+        status = os.lstat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return False
+    if not stat.S_ISREG(status.st_mode) or status.st_size != len(data):
+        return False
+    with open(path, "rb") as handle:
+        return handle.read() == data
+
+
+class StagedFiles:
+    """Writes files into an existing staging folder, hard-linking those equal to the previous output's.
+
+    Several processes may each hold one for the same staging folder (``OutputWriter`` owns the folder itself).
+    """
+
+    def __init__(
+        self, staging: str, previous: str | None, previous_manifest: Previous | None = None, recycled: bool = False,
+    ) -> None:
+        self._staging = staging
+        self._recycled = recycled
+        self._previous = previous
+        self._new_prefix = staging.rstrip("/") + "/"
+        self._old_prefix = previous.rstrip("/") + "/" if previous is not None else ""
+        self._old = previous_manifest
+        self._dirs: set[str] = set()
+        self.stats = WriteStats()
+        self.digests: dict[str, tuple[str, int]] = {}
+        """What this writer wrote: path -> (digest, size)."""
+        self.rewritten: set[str] = set()
+        """Paths written afresh (new or changed content); the others were hard-linked from the previous output."""
+        self.file_units: dict[str, str] = {}
+        """Path -> the unit that wrote it (files of no unit are left out)."""
+        self.unit_keys: dict[str, str] = {}
+        self.file_inputs: dict[str, str] = {}
+        """Listing page -> key of its filter combination."""
+
+    @staticmethod
+    def relative(path: str) -> str:
+        """Check an output path (``/api/x.json`` or ``api/x.json``) and return it relative to the output."""
+        relative = path.lstrip("/")
+        parts = relative.split("/")
+        if not relative or "\\" in relative or "\x00" in relative or any(p in ("", ".", "..") for p in parts):
+            raise OutputError(f"refusing to write outside the output folder: {path!r}")
+        return relative
+
+    def _parent(self, target: str) -> None:
+        parent = target[: target.rindex("/")]
+        if parent not in self._dirs:
+            os.makedirs(parent, exist_ok=True)  # in a recycled folder only real folders are left (see recycle.py)
+            self._dirs.add(parent)
+
+    def _claim(self, key: str) -> str:
+        """The staging path for ``key``, refused if this writer already wrote it."""
+        if key in self.digests:
+            raise OutputError(f"two writes to the same file: {key}")
+        target = self._new_prefix + key
+        self._parent(target)
+        return target
+
+    def _place_link(self, key: str, target: str) -> None:
+        """Make ``target`` a hard link to the previous output's file at ``key``."""
+        source = self._old_prefix + key
+        try:
+            os.link(source, target)
+        except FileExistsError:
+            if not self._recycled:
+                raise OutputError(f"two writes to the same file: {key}") from None
+            if _same_inode(source, target):
+                return  # the recycled folder already holds the previous output's file
+            _clear(target)
+            os.link(source, target)
+
+    def _place_bytes(self, key: str, target: str, data: bytes) -> None:
+        if self._recycled and os.path.lexists(target):
+            _clear(target)  # never written into: the recycled file's inode is shared with older outputs
+        try:
+            with open(target, "xb") as handle:
+                handle.write(data)
+        except FileExistsError:
+            raise OutputError(f"two writes to the same file: {key}") from None
+
+    def write(self, path: str, data: bytes, unit: str = "", inputs: str = "") -> None:
+        """Write one file of ``unit`` (or of none: a document rendered every build); ``inputs``: the key of the
+        listing combination the page belongs to."""
+        key = self.relative(path)
+        target = self._claim(key)
+        if inputs:
+            self.file_inputs[key] = inputs
+        hexdigest = digest(data)
+        if self._previous is not None and self._unchanged(key, hexdigest, data):
+            self._place_link(key, target)
+            self._record(key, hexdigest, len(data), unit, written=False)
+            return
+        self._place_bytes(key, target, data)
+        self._record(key, hexdigest, len(data), unit, written=True)
+
+    def render(self, unit: str, key: str) -> bool:
+        """Whether ``unit`` must be rendered: False when its files were carried over instead, hard-linked from the
+        previous output because the previous build rendered them from the same inputs (same ``key``, same code)
+        and each is still the file its manifest lists. Records the key either way."""
+        self.unit_keys[unit] = key
+        old = self._old
+        if old is None or self._previous is None or old.keys.get(unit) != key or unit not in old.by_unit:
+            return True
+        paths = old.by_unit[unit]
+        for path in paths:
+            if _listed_file(self._old_prefix + path, old.files[path][1], old.listed_at) is not True:
+                return True
+        self._link(paths, unit)
+        self.file_inputs.update((path, old.inputs[path]) for path in paths if path in old.inputs)
+        return False
+
+    def reuse(self, unit: str, folder: str, inputs: str) -> bool:
+        """Carry over every listing page of ``folder`` (one filter combination of ``unit``) from the previous
+        output if each was rendered from the same ``inputs`` key and is still the file its manifest lists;
+        else do nothing and return False."""
+        old = self._old
+        folder = self.relative(folder)
+        paths = old.by_folder.get(folder) if old is not None and self._previous is not None else None
+        if not paths:
+            return False
+        for path in paths:
+            if old.inputs[path] != inputs or (  # type: ignore[union-attr]
+                _listed_file(self._old_prefix + path, old.files[path][1], old.listed_at) is not True  # type: ignore[union-attr]
+            ):
+                return False
+        self._link(paths, unit)
+        self.file_inputs.update((path, inputs) for path in paths)
+        return True
+
+    def _link(self, paths: list[str], unit: str) -> None:
+        """Hard-link files listed in the previous manifest into the staging folder, as files of ``unit``."""
+        old = self._old
+        for path in paths:
+            self._place_link(path, self._claim(path))
+            hexdigest, size = old.files[path]  # type: ignore[union-attr]
+            self._record(path, hexdigest, size, unit, written=False)
+
+    def read(self, path: str) -> bytes:
+        """The bytes of a file already in the staging folder (written or carried over)."""
+        with open(os.path.join(self._staging, self.relative(path)), "rb") as handle:
+            return handle.read()
+
+    def carried(self, unit: str) -> list[str]:
+        """The files ``unit`` carried over from the previous output (all of them, or none)."""
+        old = self._old
+        return old.by_unit.get(unit, []) if old is not None and self.unit_keys.get(unit) == old.keys.get(unit) else []
+
+    def _unchanged(self, key: str, hexdigest: str, data: bytes) -> bool:
+        """Whether the previous output holds ``data`` at ``key``: by its digest manifest where it lists the path
+        (and the file there has the listed size), else by reading the file back."""
+        old = self._old_prefix + key
+        listed = self._old.files.get(key) if self._old is not None else None
+        if listed is not None:
+            if listed != (hexdigest, len(data)):
+                return False
+            untouched = _listed_file(old, len(data), self._old.listed_at)  # type: ignore[union-attr]
+            if untouched is not None:
+                return untouched
+        return _same_file_content(old, data)
+
+    def _record(self, key: str, hexdigest: str, size: int, unit: str, *, written: bool) -> None:
+        self.stats.files += 1
+        self.stats.bytes += size
+        self.stats.written += written
+        self.digests[key] = (hexdigest, size)
+        if unit:
+            self.file_units[key] = unit
+        if written:
+            self.rewritten.add(key)
+
+    def detach(self) -> None:
+        """Drop the previous manifest (before this object travels back from a worker process)."""
+        self._old = None
+
+    def merge(self, other: StagedFiles) -> None:
+        """Count in what another ``StagedFiles`` (a worker's) wrote into the same staging folder."""
+        twice = self.digests.keys() & other.digests.keys()
+        if twice:
+            raise OutputError(f"two writes to the same file: {min(twice)}")
+        self.digests.update(other.digests)
+        self.rewritten |= other.rewritten
+        self.file_units.update(other.file_units)
+        self.unit_keys.update(other.unit_keys)
+        self.file_inputs.update(other.file_inputs)
+        self.stats.add(other.stats)
+
+
