@@ -199,6 +199,7 @@ def detail_files(con: duckdb.DuckDBPyConnection, info: DatasetInfo, files: Stage
             if not files.render(unit, unit_key(about, repr(detail.inputs))):
                 continue
             body = serialize.resource(detail.make(), {"meta": meta, "links": {"self": route.file_path(keys[-1])}})
-            for key in keys:
-                files.write(route.file_path(key), body, unit)
+            files.write(route.file_path(keys[0]), body, unit)
+            for key in keys[1:]:  # the same file under its other names (a profile by id and by slug)
+                files.alias(route.file_path(key), route.file_path(keys[0]), unit)
     return examples

@@ -19,6 +19,7 @@ import os
 import signal
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -86,10 +87,25 @@ def render_details(
     return result
 
 
-def _weight(route: ListRoute) -> tuple[int, int]:
-    """Larger listings first, so that the last one to finish is a small one: text prefixes make the most files."""
-    has_text = any(f.kind == "text" for f in route.filters)
-    return (-int(has_text), -len(route.sort_values) * len(route.filters))
+def _order(previous: Previous | None) -> list[str]:
+    """The tasks, largest first, so that the last one to finish is a small one: by the files each made last
+    time, else by what makes the most files (a word or prefix filter, a filter with a value per company; the
+    profiles after the two largest listings)."""
+    if previous is not None and previous.by_unit:
+        counts: Counter[str] = Counter()
+        for unit, paths in previous.by_unit.items():
+            if not unit.startswith("export/"):  # a listing route's unit, or a profile's
+                counts[unit.removeprefix("listing:") if unit.startswith("listing:") else DETAILS] += len(paths)
+        names = [route.name for route in LIST_ROUTES] + [DETAILS]
+        return sorted(names, key=lambda name: (-counts[name], names.index(name)))
+
+    def weight(route: ListRoute) -> tuple[int, int]:
+        text = any(f.kind == "text" for f in route.filters)
+        per_company = any(f.name == "company" for f in route.filters)
+        return (-2 * text - per_company, -len(route.sort_values) * len(route.filters))
+
+    names = [route.name for route in sorted(LIST_ROUTES, key=weight)]
+    return [*names[:2], DETAILS, *names[2:]]
 
 
 _worker: dict[str, object] = {}
@@ -149,8 +165,7 @@ class Listings:
                 initargs=(os.getpid(), snapshot, self._staging, self._previous, self._info, self._writer.code,
                           self._writer.recycled),
             )
-            names = [route.name for route in sorted(LIST_ROUTES, key=_weight)]
-            names.insert(2, DETAILS)  # after the two largest listings, before the many small ones
+            names = _order(self._writer.previous_manifest)
             self._futures = [self._pool.submit(_render_in_worker, name) for name in names]
             for future in self._futures:  # reported as each finishes, while the build process does other stages
                 future.add_done_callback(self._finished)

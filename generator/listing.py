@@ -194,9 +194,9 @@ def _pages(
     total = len(ids)
     pages = math.ceil(total / per_page)
     paths = [route.file_path(active, sort, page) for page in range(1, pages + 1)]
-    links = [serialize.dumps(path) for path in paths]
+    links = [serialize.string(path) for path in paths]
     common = b'"per_page":%d,"pages":%d,"sort":%s,"filters":%s' % (
-        per_page, pages, serialize.dumps(sort), serialize.dumps(typed))
+        per_page, pages, serialize.string(sort), serialize.dumps(typed))
     common += b"," + meta if meta else b""
     first = b"," + serialize.members(first_page_meta) if first_page_meta else b""
     for page in range(1, pages + 1):
@@ -234,8 +234,10 @@ def domains_of(route: ListRoute, paths: list[str]) -> dict[str, list[str]]:
     return _domains(route, single)
 
 
-def _row_digests(rows: list[bytes]) -> list[bytes]:
-    return [hashlib.blake2b(row, digest_size=8).digest() for row in rows]
+def _row_digests(con: duckdb.DuckDBPyConnection) -> list[bytes]:
+    """A digest of each whole row of ``rows`` (every column, filter columns included), in ``_idx`` order."""
+    found = con.execute("SELECT md5_number(CAST(r AS VARCHAR)) FROM rows r ORDER BY _idx").fetchall()
+    return [int(value).to_bytes(16, "little") for (value,) in found]
 
 
 def render(
@@ -245,13 +247,14 @@ def render(
     """Every page of one listing route that has rows: each non-empty combination, each of its sorts, each page,
     from the rows ``materialize`` made.
 
-    Each combination's pages are determined by its key: the digest of its filters, sorts, facets and, per sort,
-    its rows in order (each row by a digest of its bytes), with the dataset's metadata. ``reuse`` may carry a
+    Each combination's pages are determined by its key: the digest of its filters, sorts and, per sort, its rows
+    in order (each row by a digest of all its columns, which also decide the facets: a facet count is the number
+    of the combination's rows with a value), with the dataset's metadata. ``reuse`` may carry a
     combination's pages over instead (a rebuild where few rows changed renders few combinations); the pages
     rendered carry the key in ``Page.inputs``. The values each filter takes alone (the ones that have files) go
     into ``domains_out``."""
     rows = load_rows(con, route)
-    digests = _row_digests(rows) if reuse is not None else []
+    digests = _row_digests(con) if reuse is not None else []
     meta = serialize.members(base_meta(info))
     combos = combinations(con, route)
     refinements = facets(route, combos)
@@ -264,7 +267,7 @@ def render(
         inputs = ""
         if reuse is not None:
             hasher = hashlib.blake2b(meta, digest_size=9)
-            hasher.update(repr((sorted(key), sorts, refinements.get(key))).encode())
+            hasher.update(repr((sorted(key), sorts)).encode())
             for ids in lists:
                 hasher.update(b"|" + b"".join([digests[i] for i in ids]))
             inputs = base64.urlsafe_b64encode(hasher.digest()).decode("ascii")

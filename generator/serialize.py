@@ -9,6 +9,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 from collections.abc import Sequence
+from json.encoder import encode_basestring as _encode_string  # type: ignore[attr-defined]
 
 from pydantic import BaseModel
 
@@ -27,6 +28,11 @@ def _default(value: object) -> object:
 def dumps(value: object) -> bytes:
     """Compact, deterministic JSON bytes."""
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False, default=_default).encode()
+
+
+def string(value: str) -> bytes:
+    """A JSON string, exactly as ``dumps`` writes it (without the encoder's set-up per call)."""
+    return _encode_string(value).encode()
 
 
 def members(value: dict[str, object]) -> bytes:

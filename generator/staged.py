@@ -161,6 +161,20 @@ class StagedFiles:
         self._place_bytes(key, target, data)
         self._record(key, hexdigest, len(data), unit, written=True)
 
+    def alias(self, path: str, of: str, unit: str = "") -> None:
+        """Write ``path`` as another name (a hard link) of the file this writer wrote at ``of``."""
+        key, source = self.relative(path), self.relative(of)
+        target = self._claim(key)
+        hexdigest, size = self.digests[source]
+        first = self._new_prefix + source
+        if self._recycled and os.path.lexists(target):
+            if _same_inode(first, target):
+                self._record(key, hexdigest, size, unit, written=source in self.rewritten)
+                return
+            _clear(target)
+        os.link(first, target)
+        self._record(key, hexdigest, size, unit, written=source in self.rewritten)
+
     def render(self, unit: str, key: str) -> bool:
         """Whether ``unit`` must be rendered: False when its files were carried over instead, hard-linked from the
         previous output because the previous build rendered them from the same inputs (same ``key``, same code)

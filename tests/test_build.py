@@ -235,5 +235,7 @@ def test_rebuild_uses_the_digest_manifest_and_repairs_hand_edits(
     time.sleep(0.05)
     profile.write_bytes(expected.replace(b"Figma", b"FIGMA"))
     report = build(BuildConfig(TINY, out, force=True))
-    assert profile.read_bytes() == expected and report.written == 1
-    assert report.changes is not None and report.changes.changed == ["api/companies/figma.json"]
+    assert profile.read_bytes() == expected and report.written == 2  # by slug and by id: one file, two names
+    assert report.changes is not None and report.changes.changed == ["api/companies/10.json",
+                                                                      "api/companies/figma.json"]
+    assert (out / "api" / "companies" / "10.json").samefile(profile)
