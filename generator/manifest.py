@@ -20,6 +20,7 @@ since the manifest was written). A file edited by hand makes its unit render aga
 from __future__ import annotations
 
 import base64
+import gc
 import hashlib
 import json
 import os
@@ -78,6 +79,16 @@ class Previous:
 def read_previous(folder: str | None, code: str | None = None) -> Previous | None:
     """The bookkeeping of an output folder; None where it has no (readable) digest manifest. Unit keys are kept
     only if they were made by the same ``code``."""
+    collecting = gc.isenabled()
+    gc.disable()  # a few hundred thousand new lists and tuples, none of them garbage: collections only cost time
+    try:
+        return _read_previous(folder, code)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _read_previous(folder: str | None, code: str | None) -> Previous | None:
     if folder is None:
         return None
     path = os.path.join(folder, DIGESTS_FILE)
@@ -89,17 +100,21 @@ def read_previous(folder: str | None, code: str | None = None) -> Previous | Non
         return None
     previous = Previous({}, listed_at)
     names = _unit_names(folder, code, previous)
-    for line in lines:
-        fields = line.split("\t")
-        if len(fields) != 5 or not fields[2].isdigit():
-            return None  # damaged or older: compare byte by byte instead
-        path = fields[0]
-        previous.files[path] = (fields[1], int(fields[2]))
-        if fields[3].isdigit() and int(fields[3]) < len(names):
-            previous.by_unit.setdefault(names[int(fields[3])], []).append(path)
-            if fields[4]:
-                previous.inputs[path] = fields[4]
-                previous.by_folder.setdefault(path[: path.rindex("/")], []).append(path)
+    rows = [line.split("\t") for line in lines]
+    if any(len(fields) != 5 or not fields[2].isdigit() for fields in rows):
+        return None  # damaged or older: compare byte by byte instead
+    previous.files = {fields[0]: (fields[1], int(fields[2])) for fields in rows}
+    if not names:
+        return previous
+    count = len(names)
+    by_index: dict[str, list[str]] = {}
+    for fields in rows:
+        if fields[3]:
+            by_index.setdefault(fields[3], []).append(fields[0])
+    previous.by_unit = {names[int(i)]: paths for i, paths in by_index.items() if i.isdigit() and int(i) < count}
+    previous.inputs = {fields[0]: fields[4] for fields in rows if fields[4] and fields[3]}
+    for path in previous.inputs:
+        previous.by_folder.setdefault(path[: path.rindex("/")], []).append(path)
     return previous
 
 
