@@ -1,5 +1,7 @@
 """Atomic, incremental output: build into a staging folder beside the output, then swap it in.
 
+- A unit whose inputs did not change (a listing route, a filter combination, a profile, a table's exports:
+  ``manifest.py``) is not rendered; its files are hard-linked from the previous output (``staged.py``).
 - A file whose bytes equal the previous build's file is hard-linked from it, so a no-op rebuild rewrites no
   file and every mtime stays as it was. Equality is decided by the digest manifest the previous build left
   (``DIGESTS_FILE``: path, blake2b digest and size of every file) plus a size check, not by reading the old
@@ -192,6 +194,7 @@ class OutputWriter(StagedFiles):
         if self._listing is not None:
             self._entries = recycle.clear_odd(self._staging, self._listing.entries())
             self._listing = None
+            shutil.rmtree(os.path.join(self._staging, SCRATCH_DIR), ignore_errors=True)  # never reused
 
     def scratch(self, name: str) -> str:
         """A temporary file path inside the staging folder (removed before the swap)."""
