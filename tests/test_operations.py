@@ -24,9 +24,21 @@ from .conftest import ROOT, TINY
 from .test_build import tree
 
 
-def _build_process(out: Path, cwd: Path) -> subprocess.Popen[bytes]:
+SLOW_BUILD = """
+import sys, time
+from generator import build
+from generator.cli import main
+validate = build.validate
+build.validate = lambda data: (time.sleep(3), validate(data))[1]  # holds the lock while the test starts another
+sys.argv[0] = "generator"
+main()
+"""
+
+
+def _build_process(out: Path, cwd: Path, slow: bool = False) -> subprocess.Popen[bytes]:
+    start = ["-c", SLOW_BUILD] if slow else ["-m", "generator"]
     return subprocess.Popen(
-        [sys.executable, "-m", "generator", "build", "--data", str(TINY), "--out", str(out), "--quiet", "--force",
+        [sys.executable, *start, "build", "--data", str(TINY), "--out", str(out), "--quiet", "--force",
          "--workers", "0"],
         env={**os.environ, "PYTHONPATH": str(ROOT)}, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
     )
@@ -52,7 +64,7 @@ def test_overlapping_builds_never_both_write(tmp_path: Path, tiny_build: Path) -
     out = tmp_path / "dist"
     shutil.copytree(tiny_build, out)
     expected = tree(out)
-    first = _build_process(out, tmp_path)
+    first = _build_process(out, tmp_path, slow=True)
     deadline = time.monotonic() + 60
     while not (tmp_path / ".dist.staging").exists() and first.poll() is None and time.monotonic() < deadline:
         time.sleep(0.01)
