@@ -188,6 +188,15 @@ def build(config: BuildConfig, progress: Progress = lambda _: None) -> BuildRepo
         raise OutputError(_os_error_message(error, out, intact=not committed)) from None
 
 
+def _companies_in(config: BuildConfig) -> int:
+    """The number of companies, roughly (lines of companies.csv), to choose the worker count before validating."""
+    try:
+        with open(config.data_dir / "companies.csv", "rb") as handle:
+            return max(handle.read().count(b"\n") - 1, 0)
+    except OSError:
+        return 0
+
+
 def _os_error_message(error: OSError, out: Path, intact: bool) -> str:
     what = error.strerror or str(error)
     if error.errno == errno.ENOSPC:
@@ -217,8 +226,11 @@ def _build(config: BuildConfig, out: Path, progress: Progress, committed: list[b
         return report
     # Made first: a recycled staging folder (writer.py) is listed in another process while the data is validated.
     writer = OutputWriter(out, code_fingerprint())
+    workers = config.workers if config.workers is not None else fanout.default_workers(_companies_in(config))
+    pool = None
     con: duckdb.DuckDBPyConnection | None = None
     try:
+        pool = fanout.start_pool(writer, workers)  # the worker processes start while the data is validated
         progress("validate: reading and checking the dataset")
         info, tables = validate(config.data_dir)  # everything is checked before the first byte is written
         stage("validate")
@@ -228,7 +240,6 @@ def _build(config: BuildConfig, out: Path, progress: Progress, committed: list[b
         con.execute("SET enable_progress_bar = false")  # the build reports its own progress
         load_into(con, tables)
         con.execute(queries.read_sql("views"))
-        companies = len(tables["companies"].rows)
         del tables
         writer.ready()
         stage("load")
@@ -243,8 +254,7 @@ def _build(config: BuildConfig, out: Path, progress: Progress, committed: list[b
                 emit(path, body, unit)
             stage("exports")
 
-        workers = config.workers if config.workers is not None else fanout.default_workers(companies)
-        with fanout.Listings(con, info, writer, workers, progress) as listings:
+        with fanout.Listings(con, info, writer, pool, progress) as listings:
             if workers:  # the worker processes render the listings and profiles meanwhile
                 progress(f"listings and profiles: rendered by {workers} worker processes")
                 write_exports()
@@ -279,9 +289,13 @@ def _build(config: BuildConfig, out: Path, progress: Progress, committed: list[b
         committed.append(True)
         stage("commit")
     except BaseException:
+        if pool is not None:  # no worker writes into the staging folder once it is dropped
+            pool.shutdown(wait=True, cancel_futures=True)
         writer.abort()
         raise
     finally:
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
         if con is not None:
             con.close()
     report.files, report.bytes, report.written = writer.stats.files, writer.stats.bytes, writer.stats.written

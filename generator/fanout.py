@@ -111,62 +111,75 @@ def _order(previous: Previous | None) -> list[str]:
 _worker: dict[str, object] = {}
 
 
-def _init_worker(
-    parent: int, snapshot: str, staging: str, previous: str | None, info: DatasetInfo, code: str | None,
-    recycled: bool,
-) -> None:
+def _init_worker(parent: int, staging: str, previous: str | None, code: str | None, recycled: bool) -> None:
     with contextlib.suppress(OSError, AttributeError):  # not Linux: the worker then finishes its route alone
         ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
     if os.getppid() != parent:  # the build died before the line above took effect
         os._exit(1)
-    con = duckdb.connect(snapshot, read_only=True, config={"threads": 1})
-    con.execute("SET enable_progress_bar = false")
-    _worker.update(con=con, staging=staging, previous=previous, info=info, digests=read_previous(previous, code),
-                   recycled=recycled)
+    _worker.update(staging=staging, previous=previous, digests=read_previous(previous, code), recycled=recycled)
 
 
-def _render_in_worker(name: str) -> RouteResult:
-    con, info, staging, previous, digests, recycled = (
-        _worker[k] for k in ("con", "info", "staging", "previous", "digests", "recycled"))
+def _warm() -> None:
+    """A first task: makes the pool start its processes (imports, previous manifest) while the build validates."""
+
+
+def _render_in_worker(name: str, snapshot: str, info: DatasetInfo) -> RouteResult:
+    if _worker.get("snapshot") != snapshot:
+        con = duckdb.connect(snapshot, read_only=True, config={"threads": 1})
+        con.execute("SET enable_progress_bar = false")
+        _worker.update(con=con, snapshot=snapshot)
+    con, staging, previous, digests, recycled = (
+        _worker[k] for k in ("con", "staging", "previous", "digests", "recycled"))
     if name == DETAILS:
         return render_details(con, info, staging, previous, digests, recycled)  # type: ignore[arg-type]
     route = next(r for r in LIST_ROUTES if r.name == name)
     return render_route(con, route, info, staging, previous, digests, recycled)  # type: ignore[arg-type]
 
 
+def start_pool(writer: OutputWriter, workers: int) -> ProcessPoolExecutor | None:
+    """The worker processes for ``Listings``, started at once so that their start (interpreter, imports, the
+    previous manifest) overlaps the build's validation; None for ``workers=0``. The caller shuts it down."""
+    if workers <= 0:
+        return None
+    previous = str(writer.previous) if writer.previous is not None else None
+    pool = ProcessPoolExecutor(
+        workers, mp_context=multiprocessing.get_context("spawn"), initializer=_init_worker,
+        initargs=(os.getpid(), str(writer.staging), previous, writer.code, writer.recycled),
+    )
+    for _ in range(workers):
+        pool.submit(_warm)
+    return pool
+
+
 class Listings:
     """Renders every listing route and the profiles: started on entry, ``results()`` waits for all of them."""
 
     def __init__(
-        self, con: duckdb.DuckDBPyConnection, info: DatasetInfo, writer: OutputWriter, workers: int,
-        progress: Callable[[str], None] | None = None,
+        self, con: duckdb.DuckDBPyConnection, info: DatasetInfo, writer: OutputWriter,
+        pool: ProcessPoolExecutor | None, progress: Callable[[str], None] | None = None,
     ) -> None:
-        self._con, self._info, self._writer, self._workers = con, info, writer, workers
+        """``pool``: from ``start_pool``, or None to render in this process."""
+        self._con, self._info, self._writer = con, info, writer
         self._progress = progress
         self._started = time.perf_counter()
         self._lock = threading.Lock()
         self._done: list[RouteResult] = []
         self._staging = str(writer.staging)
         self._previous = str(writer.previous) if writer.previous is not None else None
-        self._pool: ProcessPoolExecutor | None = None
+        self._pool = pool
         self._futures: list[Future[RouteResult]] = []
         self.details = RouteResult(DETAILS)
         """The profiles' result, once ``results()`` returned."""
 
     def __enter__(self) -> Listings:
-        if self._workers > 0:
+        if self._pool is not None:
             snapshot = self._writer.scratch(SNAPSHOT_FILE)
             quoted = snapshot.replace("'", "''")
             self._con.execute(f"ATTACH '{quoted}' AS listing_snapshot")
             self._con.execute("COPY FROM DATABASE memory TO listing_snapshot")
             self._con.execute("DETACH listing_snapshot")
-            self._pool = ProcessPoolExecutor(
-                self._workers, mp_context=multiprocessing.get_context("spawn"), initializer=_init_worker,
-                initargs=(os.getpid(), snapshot, self._staging, self._previous, self._info, self._writer.code,
-                          self._writer.recycled),
-            )
             names = _order(self._writer.previous_manifest)
-            self._futures = [self._pool.submit(_render_in_worker, name) for name in names]
+            self._futures = [self._pool.submit(_render_in_worker, name, snapshot, self._info) for name in names]
             for future in self._futures:  # reported as each finishes, while the build process does other stages
                 future.add_done_callback(self._finished)
         return self
@@ -212,8 +225,8 @@ class Listings:
                        f"{elapsed:.0f}s{eta}")
 
     def __exit__(self, *exc: object) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=True)
+        for future in self._futures:
+            future.cancel()
 
 
 def default_workers(companies: int) -> int:
