@@ -12,6 +12,7 @@ can follow one out of the folder.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -40,22 +41,24 @@ class Listing:
 
     def __init__(self, folder: str) -> None:
         self._folder = folder
-        self._entries: list[tuple[str, str]] | None = None
+        self._raw: bytes | None = None
         self._thread = threading.Thread(target=self._read, daemon=True)
         self._thread.start()
 
     def _read(self) -> None:
-        try:
-            done = subprocess.run(["find", ".", "-mindepth", "1", "-printf", "%y %P\\0"], cwd=self._folder,
-                                  capture_output=True, check=True)
-            self._entries = [(item[0], item[2:]) for item in done.stdout.decode("utf-8", "surrogateescape")
-                             .split("\0") if item]
-        except (OSError, subprocess.CalledProcessError):
-            self._entries = list(_walk(self._folder))
+        """Only waits for ``find`` (at a low priority, beside the build's validation); parsing is left to
+        ``entries``, so that this thread does not compete for the interpreter meanwhile."""
+        command = ["find", ".", "-mindepth", "1", "-printf", "%y %P\\0"]
+        if shutil.which("nice"):
+            command = ["nice", "-n", "10", *command]
+        with contextlib.suppress(OSError, subprocess.CalledProcessError):
+            self._raw = subprocess.run(command, cwd=self._folder, capture_output=True, check=True).stdout
 
     def entries(self) -> list[tuple[str, str]]:
         self._thread.join()
-        return self._entries or []
+        if self._raw is None:
+            return list(_walk(self._folder))
+        return [(item[0], item[2:]) for item in self._raw.decode("utf-8", "surrogateescape").split("\0") if item]
 
 
 def _walk(root: str) -> Iterable[tuple[str, str]]:
