@@ -6,7 +6,6 @@ import errno
 import functools
 import hashlib
 import json
-import os
 import sys
 import time
 from collections import Counter
@@ -18,7 +17,7 @@ import duckdb
 import jinja2
 import pydantic
 
-from generator import configs, exports, fanout, openapi, problems, queries, serialize
+from generator import configs, exports, fanout, openapi, problems, queries, recycle, serialize
 from generator.landing import landing_page
 from generator.load import DATASET_INFO_FILE, load_into, validate
 from generator.registry import DOCUMENT_ROUTES, EXPORT_ROUTE, LIST_ROUTES, ListRoute
@@ -78,15 +77,7 @@ def _previous_marker(out: Path) -> dict:
 
 
 def _count_files(root: Path) -> int:
-    count, stack = 0, [str(root)]
-    while stack:
-        with os.scandir(stack.pop()) as entries:
-            for entry in entries:
-                if entry.is_dir(follow_symlinks=False):
-                    stack.append(entry.path)
-                else:
-                    count += 1
-    return count
+    return sum(kind != "d" for kind, _ in recycle.walk(str(root)))
 
 
 def _vouches_for(out: Path, marker: dict, inputs: str) -> bool:

@@ -57,11 +57,13 @@ class Listing:
     def entries(self) -> list[tuple[str, str]]:
         self._thread.join()
         if self._raw is None:
-            return list(_walk(self._folder))
+            return list(walk(self._folder))
         return [(item[0], item[2:]) for item in self._raw.decode("utf-8", "surrogateescape").split("\0") if item]
 
 
-def _walk(root: str) -> Iterable[tuple[str, str]]:
+def walk(root: str) -> Iterable[tuple[str, str]]:
+    """Every entry below ``root`` as (kind, relative path): ``d`` a folder, ``f`` a regular file, ``l`` anything
+    else; links are listed, never followed."""
     prefix = len(root) + 1
     stack = [root]
     while stack:

@@ -183,13 +183,7 @@ class StagedFiles:
         old = self._old
         if old is None or self._previous is None or old.keys.get(unit) != key or unit not in old.by_unit:
             return True
-        paths = old.by_unit[unit]
-        for path in paths:
-            if _listed_file(self._old_prefix + path, old.files[path][1], old.listed_at) is not True:
-                return True
-        self._link(paths, unit)
-        self.file_inputs.update((path, old.inputs[path]) for path in paths if path in old.inputs)
-        return False
+        return not self._carry(old.by_unit[unit], unit)
 
     def reuse(self, unit: str, folder: str, inputs: str) -> bool:
         """Carry over every listing page of ``folder`` (one filter combination of ``unit``) from the previous
@@ -200,22 +194,23 @@ class StagedFiles:
         paths = old.by_folder.get(folder) if old is not None and self._previous is not None else None
         if not paths:
             return False
-        for path in paths:
-            if old.inputs[path] != inputs or (  # type: ignore[union-attr]
-                _listed_file(self._old_prefix + path, old.files[path][1], old.listed_at) is not True  # type: ignore[union-attr]
-            ):
-                return False
-        self._link(paths, unit)
-        self.file_inputs.update((path, inputs) for path in paths)
-        return True
+        if any(old.inputs[path] != inputs for path in paths):  # type: ignore[union-attr]
+            return False
+        return self._carry(paths, unit)
 
-    def _link(self, paths: list[str], unit: str) -> None:
-        """Hard-link files listed in the previous manifest into the staging folder, as files of ``unit``."""
+    def _carry(self, paths: list[str], unit: str) -> bool:
+        """Hard-link files listed in the previous manifest into the staging folder, as files of ``unit`` (with
+        their combination keys), if each is still the file the manifest lists; else link none, return False."""
         old = self._old
+        assert old is not None
+        if any(_listed_file(self._old_prefix + path, old.files[path][1], old.listed_at) is not True for path in paths):
+            return False
         for path in paths:
             self._place_link(path, self._claim(path))
-            hexdigest, size = old.files[path]  # type: ignore[union-attr]
+            hexdigest, size = old.files[path]
             self._record(path, hexdigest, size, unit, written=False)
+        self.file_inputs.update((path, old.inputs[path]) for path in paths if path in old.inputs)
+        return True
 
     def read(self, path: str) -> bytes:
         """The bytes of a file already in the staging folder (written or carried over)."""

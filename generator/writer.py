@@ -146,14 +146,6 @@ class Changes:
         return {"counts": counts, "added": self.added, "changed": self.changed, "removed": self.removed}
 
 
-def _files_under(root: str) -> set[str]:
-    found: set[str] = set()
-    prefix = len(root) + 1
-    for folder, _, files in os.walk(root):
-        found.update(os.path.join(folder, name)[prefix:] for name in files)
-    return found
-
-
 class OutputWriter(StagedFiles):
     """Collects the files of one build; ``commit`` makes them the output, ``abort`` drops them."""
 
@@ -223,7 +215,7 @@ class OutputWriter(StagedFiles):
         if self._old is not None:
             old = set(self._old.files)
         elif self.previous is not None:
-            old = _files_under(str(self.previous))
+            old = {path for kind, path in recycle.walk(str(self.previous)) if kind != "d"}
         else:
             old = set()
         new = set(self.digests)

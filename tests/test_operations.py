@@ -23,7 +23,6 @@ from generator.writer import OutputError
 from .conftest import ROOT, TINY
 from .test_build import tree
 
-
 SLOW_BUILD = """
 import sys, time
 from generator import build
