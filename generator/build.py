@@ -17,10 +17,11 @@ import duckdb
 import jinja2
 import pydantic
 
-from generator import configs, exports, fanout, openapi, problems, queries, recycle, serialize
+from generator import configs, exports, fanout, openapi, problems, queries, recycle, reload, serialize
 from generator.landing import landing_page
-from generator.load import DATASET_INFO_FILE, load_into, validate
+from generator.load import DATASET_INFO_FILE
 from generator.registry import DOCUMENT_ROUTES, EXPORT_ROUTE, LIST_ROUTES, ListRoute
+from generator.reload import validate_into
 from generator.schema import TABLES
 from generator.templates import TEMPLATE_DIR
 from generator.writer import Changes, OutputError, OutputLock, OutputWriter, real_output, recover
@@ -128,18 +129,31 @@ def _kind(path: str, unit: str) -> str:
 
 def _count_by_kind(report: BuildReport, writer: OutputWriter) -> None:
     """Files and bytes of the output by endpoint and by kind, from what the writer wrote or carried over."""
+    files: Counter[tuple[str, str]] = Counter()
+    sizes: Counter[tuple[str, str]] = Counter()
+    kinds: dict[str, str] = {}
+    units = writer.file_units
     for path, (_, size) in writer.digests.items():
-        unit = writer.file_units.get(path, "")
-        kind, endpoint = _kind(path, unit), _endpoint_of(path)
-        report.files_by_kind[kind] += 1
-        report.bytes_by_kind[kind] += size
-        report.files_by_endpoint[endpoint] += 1
-        report.bytes_by_endpoint[endpoint] += size
+        unit = units.get(path, "")
+        kind = kinds.get(unit) if unit else _kind(path, "")
+        if kind is None:  # a unit's files are all of one kind
+            kind = kinds[unit] = _kind(path, unit)
+        group = (kind, _endpoint_of(path))
+        files[group] += 1
+        sizes[group] += size
+    for (kind, endpoint), count in files.items():
+        report.files_by_kind[kind] += count
+        report.bytes_by_kind[kind] += sizes[kind, endpoint]
+        report.files_by_endpoint[endpoint] += count
+        report.bytes_by_endpoint[endpoint] += sizes[kind, endpoint]
 
 
 def _endpoint_of(path: str) -> str:
-    parts = path.strip("/").split("/", 2)
-    return "/".join(parts[:2]) if parts[0] == "api" and len(parts) > 1 else parts[0]
+    """``api/<endpoint>`` (a folder or a file), or the first part of a path outside ``api/``."""
+    if path.startswith("api/"):
+        end = path.find("/", 4)
+        return path if end < 0 else path[:end]
+    return path.split("/", 1)[0]
 
 
 def _check_output_folder(out: Path) -> None:
@@ -222,16 +236,17 @@ def _build(config: BuildConfig, out: Path, progress: Progress, committed: list[b
     con: duckdb.DuckDBPyConnection | None = None
     try:
         pool = fanout.start_pool(writer, workers)  # the worker processes start while the data is validated
-        progress("validate: reading and checking the dataset")
-        info, tables = validate(config.data_dir)  # everything is checked before the first byte is written
-        stage("validate")
-
-        progress("load: loading tables into DuckDB")
         con = duckdb.connect(":memory:", config={"threads": config.threads} if config.threads else {})
         con.execute("SET enable_progress_bar = false")  # the build reports its own progress
-        load_into(con, tables)
+        sources = reload.source_keys(config.data_dir)
+        reuse = reload.reusable(sources, writer.old_folder, writer.previous_manifest)
+        progress(f"validate: reading and checking the dataset ({len(reuse)} unchanged tables from the last build)")
+        info = validate_into(con, config.data_dir, reuse)  # everything is checked before the first byte is written
+        writer.unit_keys.update(sources)
+        tables = {name.removeprefix(reload.SOURCE_UNIT): key for name, key in sources.items()}
+        stage("validate")
+
         con.execute(queries.read_sql("views"))
-        del tables
         writer.ready()
         stage("load")
 
@@ -241,7 +256,7 @@ def _build(config: BuildConfig, out: Path, progress: Progress, committed: list[b
 
         def write_exports() -> None:
             progress("exports: json, csv, parquet")
-            for path, body, unit in exports.export_files(con, info, writer.scratch, writer):
+            for path, body, unit in exports.export_files(con, info, writer.scratch, writer, tables):
                 emit(path, body, unit)
             stage("exports")
 

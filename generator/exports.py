@@ -19,7 +19,6 @@ import duckdb
 from generator import serialize
 from generator.load import duckdb_type
 from generator.manifest import unit_key
-from generator.queries import content_digest
 from generator.registry import EXPORT_ROUTE
 from generator.schema import TABLES, DatasetInfo, Table
 
@@ -92,18 +91,20 @@ def _rows_of(table_json: bytes) -> bytes:
 
 def export_files(
     con: duckdb.DuckDBPyConnection, info: DatasetInfo, scratch: Callable[[str], str], staging: Staging,
+    sources: dict[str, str],
 ) -> Iterator[tuple[str, bytes, str]]:
     """Every export file, archive and manifest as (path, body, unit); ``scratch(name)`` gives a temporary path
-    inside the output folder.
+    inside the output folder; ``sources``: table name -> the key of the file it was loaded from and the
+    dataset's metadata (``reload.source_keys``), which determine the loaded table.
 
-    Each table's three files are the unit ``export/<table>``, keyed by the table's content and the dataset's
-    metadata: a table that did not change is carried over and its files read back for the whole-dataset files
-    (``export/dataset``), which are made again only when some table changed."""
+    Each table's three files are the unit ``export/<table>``, keyed by its source: a table that did not change
+    is carried over and its files read back for the whole-dataset files (``export/dataset``), which are made
+    again only when some table changed."""
     route = EXPORT_ROUTE
     meta = {"as_of": info.as_of.isoformat(), "disclaimer": info.disclaimer, "license": info.license}
     about = info.model_dump_json()
     counts = {t.name: con.execute(f"SELECT count(*) FROM {t.name}").fetchone()[0] for t in TABLES}  # type: ignore[index]
-    keys = {t.name: unit_key(about, content_digest(con, t.name, _order(t))) for t in TABLES}
+    keys = {t.name: unit_key(about, sources[t.name]) for t in TABLES}
     members: dict[str, dict[str, bytes]] = {f: {} for f in route.formats}
     for table in TABLES:
         unit = f"export/{table.name}"

@@ -26,7 +26,7 @@ import duckdb
 from pydantic import ValidationError
 
 from generator.cells import leaf_types
-from generator.schema import TABLES, DatasetInfo, Table
+from generator.schema import TABLES, DatasetInfo, ForeignKey, Table
 
 DATASET_INFO_FILE = "dataset.json"
 
@@ -88,7 +88,7 @@ def _location(loc: tuple[object, ...]) -> str:
     return ".".join(str(part) for part in loc)
 
 
-def _read_rows(path: Path, table: Table, issues: list[Issue]) -> ParsedTable:
+def read_rows(path: Path, table: Table, issues: list[Issue]) -> ParsedTable:
     """Parse and validate one CSV file row by row; problems go to ``issues``."""
     parsed = ParsedTable(table, [], [])
     name = table.file_name
@@ -185,38 +185,49 @@ def _key_of(row: dict[str, object], columns: tuple[str, ...]) -> object:
 def _check_keys(tables: dict[str, ParsedTable], issues: list[Issue]) -> None:
     """Primary keys and unique columns are unique; every foreign key points at an existing row."""
     for parsed in tables.values():
-        table = parsed.table
-        for columns in (table.key, *((c,) for c in table.unique)):
-            seen: dict[object, int] = {}
-            for row, line in zip(parsed.rows, parsed.lines, strict=True):
-                value = _key_of(row, columns)
-                if value is None or (isinstance(value, tuple) and None in value):
-                    continue
-                if value in seen:
-                    issues.append(Issue(
-                        table.file_name, line, ",".join(columns),
-                        f"duplicate value {value!r} (first on line {seen[value]})",
-                    ))
-                else:
-                    seen[value] = line
-    targets: dict[tuple[str, str], set[object]] = {}
+        check_unique(parsed, issues)
+    targets: dict[tuple[str, str], set[str]] = {}
     for parsed in tables.values():
         for fk in parsed.table.foreign_keys:
             target_key = (fk.table, fk.target)
             if target_key not in targets:
                 target = tables[fk.table]
                 targets[target_key] = {str(row[fk.target]) for row in (*target.rows, *target.invalid)}
-            known = targets[target_key]
-            missing = [(line, row[fk.column]) for row, line in zip(parsed.rows, parsed.lines, strict=True)
-                       if row[fk.column] is not None and str(row[fk.column]) not in known]
-            if missing and tables[fk.table].broken:
-                issues.append(_consequence(parsed.table.file_name, fk.column, fk.table, missing))
+            check_references(parsed, fk, targets[target_key], tables[fk.table].broken, issues)
+
+
+def check_unique(parsed: ParsedTable, issues: list[Issue]) -> None:
+    """The primary key and unique columns of one table hold no value twice."""
+    table = parsed.table
+    for columns in (table.key, *((c,) for c in table.unique)):
+        seen: dict[object, int] = {}
+        for row, line in zip(parsed.rows, parsed.lines, strict=True):
+            value = _key_of(row, columns)
+            if value is None or (isinstance(value, tuple) and None in value):
                 continue
-            for line, value in missing:
+            if value in seen:
                 issues.append(Issue(
-                    parsed.table.file_name, line, fk.column,
-                    f"{value!r} does not exist in {fk.table}.csv column {fk.target}",
+                    table.file_name, line, ",".join(columns),
+                    f"duplicate value {value!r} (first on line {seen[value]})",
                 ))
+            else:
+                seen[value] = line
+
+
+def check_references(
+    parsed: ParsedTable, fk: ForeignKey, known: set[str], target_broken: bool, issues: list[Issue]
+) -> None:
+    """Every value of one foreign key column is one of ``known`` (the target column's values, as text)."""
+    missing = [(line, row[fk.column]) for row, line in zip(parsed.rows, parsed.lines, strict=True)
+               if row[fk.column] is not None and str(row[fk.column]) not in known]
+    if missing and target_broken:
+        issues.append(_consequence(parsed.table.file_name, fk.column, fk.table, missing))
+        return
+    for line, value in missing:
+        issues.append(Issue(
+            parsed.table.file_name, line, fk.column,
+            f"{value!r} does not exist in {fk.table}.csv column {fk.target}",
+        ))
 
 
 def _consequence(file: str, column: str, target: str, missing: list[tuple[int, object]]) -> Issue:
@@ -230,7 +241,7 @@ def _consequence(file: str, column: str, target: str, missing: list[tuple[int, o
     )
 
 
-def _check_slugs(tables: dict[str, ParsedTable], issues: list[Issue]) -> None:
+def check_slugs(tables: dict[str, ParsedTable], issues: list[Issue]) -> None:
     """Slugs share URL space with the words of listing paths; those words are reserved."""
     from generator.registry import reserved_words
 
@@ -243,7 +254,7 @@ def _check_slugs(tables: dict[str, ParsedTable], issues: list[Issue]) -> None:
                 issues.append(Issue(parsed.table.file_name, line, "slug", f"{row['slug']!r} is a reserved word"))
 
 
-def _check_dates(tables: dict[str, ParsedTable], as_of: dt.date, issues: list[Issue]) -> None:
+def check_dates(tables: dict[str, ParsedTable], as_of: dt.date, issues: list[Issue]) -> None:
     """Reported dates cannot lie after the dataset's as-of date (expected dates may)."""
     future_ok = {"expected_date", "close_date"}
     for parsed in tables.values():
@@ -269,11 +280,11 @@ def validate(data_dir: Path) -> tuple[DatasetInfo, dict[str, ParsedTable]]:
     except DataError as error:
         issues.extend(error.issues)
         info = None
-    tables = {table.name: _read_rows(data_dir / table.file_name, table, issues) for table in TABLES}
+    tables = {table.name: read_rows(data_dir / table.file_name, table, issues) for table in TABLES}
     _check_keys(tables, issues)
-    _check_slugs(tables, issues)
+    check_slugs(tables, issues)
     if info is not None:
-        _check_dates(tables, info.as_of, issues)
+        check_dates(tables, info.as_of, issues)
     if issues or info is None:
         raise DataError(issues)
     return info, tables
@@ -292,25 +303,25 @@ def _columns(table: Table) -> Iterator[tuple[str, str]]:
         yield name, duckdb_type(info.annotation)
 
 
+def create_table(con: duckdb.DuckDBPyConnection, table: Table) -> list[str]:
+    """Create one input table (empty) in DuckDB; its column names."""
+    columns = list(_columns(table))
+    con.execute(f"CREATE TABLE {table.name} ({', '.join(f'{c} {t}' for c, t in columns)})")
+    return [c for c, _ in columns]
+
+
 def load_into(con: duckdb.DuckDBPyConnection, tables: dict[str, ParsedTable]) -> None:
-    """Create one DuckDB table per input table from the validated rows."""
+    """Create one DuckDB table per input table from the validated rows, in the order of the table's key (the
+    order of its parquet export, which a rebuild may load it from instead: ``reload.py``)."""
     for name, parsed in tables.items():
-        columns = list(_columns(parsed.table))
-        con.execute(f"CREATE TABLE {name} ({', '.join(f'{c} {t}' for c, t in columns)})")
+        column_names = create_table(con, parsed.table)
         if not parsed.rows:
             continue
-        column_names = [c for c, _ in columns]
-        _insert_columns(con, name, column_names, {c: [row[c] for row in parsed.rows] for c in column_names})
-
-
-def _insert_columns(
-    con: duckdb.DuckDBPyConnection, name: str, column_names: list[str], data: dict[str, list[object]]
-) -> None:
-    placeholders = ", ".join(f"unnest(${i + 1})" for i in range(len(column_names)))
-    con.execute(
-        f"INSERT INTO {name} ({', '.join(column_names)}) SELECT {placeholders}",
-        [data[c] for c in column_names],
-    )
+        data = [[row[c] for row in parsed.rows] for c in column_names]
+        unnested = ", ".join(f"unnest(${i + 1}) AS {c}" for i, c in enumerate(column_names))
+        con.execute(
+            f"INSERT INTO {name} SELECT * FROM (SELECT {unnested}) ORDER BY {', '.join(parsed.table.key)}", data
+        )
 
 
 def load(data_dir: Path, con: duckdb.DuckDBPyConnection) -> DatasetInfo:

@@ -50,7 +50,7 @@ def _clear(path: str) -> None:
         os.unlink(path)
 
 
-def _listed_file(path: str, size: int, listed_at: int) -> bool | None:
+def listed_file(path: str, size: int, listed_at: int) -> bool | None:
     """Whether a regular file (not a link to elsewhere) of ``size`` bytes, untouched since its output's digest
     manifest was written (``listed_at``, ns), is at ``path``; None: modified since, so compare its bytes."""
     try:
@@ -101,6 +101,11 @@ class StagedFiles:
         self.file_inputs: dict[str, str] = {}
         """Listing page -> key of its filter combination."""
 
+    @property
+    def old_folder(self) -> str | None:
+        """The previous output's folder, if there is one."""
+        return self._previous
+
     @staticmethod
     def relative(path: str) -> str:
         """Check an output path (``/api/x.json`` or ``api/x.json``) and return it relative to the output."""
@@ -113,8 +118,23 @@ class StagedFiles:
     def _parent(self, target: str) -> None:
         parent = target[: target.rindex("/")]
         if parent not in self._dirs:
-            os.makedirs(parent, exist_ok=True)  # in a recycled folder only real folders are left (see recycle.py)
-            self._dirs.add(parent)
+            self._mkdir(parent)
+
+    def _mkdir(self, folder: str) -> None:
+        """Make ``folder`` and its missing parents: one call for a folder whose parent is known to exist (in a
+        recycled folder only real folders are left, see recycle.py)."""
+        try:
+            os.mkdir(folder)
+        except FileExistsError:
+            if not os.path.isdir(folder) or os.path.islink(folder):
+                if not self._recycled:
+                    raise
+                _clear(folder)  # a file of an older output where a folder goes now
+                os.mkdir(folder)
+        except FileNotFoundError:
+            self._mkdir(folder[: folder.rindex("/")])
+            os.mkdir(folder)
+        self._dirs.add(folder)
 
     def _claim(self, key: str) -> str:
         """The staging path for ``key``, refused if this writer already wrote it."""
@@ -203,7 +223,7 @@ class StagedFiles:
         their combination keys), if each is still the file the manifest lists; else link none, return False."""
         old = self._old
         assert old is not None
-        if any(_listed_file(self._old_prefix + path, old.files[path][1], old.listed_at) is not True for path in paths):
+        if any(listed_file(self._old_prefix + path, old.files[path][1], old.listed_at) is not True for path in paths):
             return False
         for path in paths:
             self._place_link(path, self._claim(path))
@@ -230,7 +250,7 @@ class StagedFiles:
         if listed is not None:
             if listed != (hexdigest, len(data)):
                 return False
-            untouched = _listed_file(old, len(data), self._old.listed_at)  # type: ignore[union-attr]
+            untouched = listed_file(old, len(data), self._old.listed_at)  # type: ignore[union-attr]
             if untouched is not None:
                 return untouched
         return _same_file_content(old, data)
