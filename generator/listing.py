@@ -168,37 +168,42 @@ def facets(
 def _facet_meta(
     route: ListRoute, active: dict[str, str], sort: str,
     refinements: dict[str, tuple[list[tuple[str | int, int]], bool]],
-) -> dict[str, object]:
-    """``meta.facets`` with each refinement's URL under this sort (or the default order, where the refinement
-    takes no sort), and the names of the facets cut short in ``meta.facets_truncated``."""
-    out: dict[str, list[dict[str, object]]] = {}
+) -> bytes:
+    """The members ``"facets":{...},"facets_truncated":[...]`` of page 1's meta, serialized (as ``serialize.dumps``
+    writes them): per faceted filter, each refinement's value, count and URL under this sort (or the default
+    order, where the refinement takes no sort); the names of the facets cut short."""
+    facets = []
     for name, (values, _) in refinements.items():
         refined_sort = sort if sort in route.sorts_for({*active, name}) else route.default_sort
-        out[name] = [
-            {"value": value, "count": count, "url": route.file_path({**active, name: str(value)}, refined_sort, 1)}
+        entries = b",".join([
+            b'{"value":%s,"count":%d,"url":%s}' % (
+                str(value).encode() if isinstance(value, int) else serialize.string(value), count,
+                serialize.string(route.file_path({**active, name: str(value)}, refined_sort, 1)))
             for value, count in values
-        ]
-    return {"facets": out, "facets_truncated": [name for name, (_, cut) in refinements.items() if cut]}
+        ])
+        facets.append(serialize.string(name) + b":[" + entries + b"]")
+    cut = b",".join([serialize.string(name) for name, (_, short) in refinements.items() if short])
+    return b'"facets":{' + b",".join(facets) + b'},"facets_truncated":[' + cut + b"]"
 
 
 def _pages(
-    route: ListRoute, active: dict[str, str], typed: dict[str, object], sort: str, ids: list[int],
-    rows: list[bytes], meta: bytes, first_page_meta: dict[str, object],
+    route: ListRoute, active: dict[str, str], filters: bytes, sort: str, ids: list[int],
+    rows: list[bytes], meta: bytes, first_page_meta: bytes,
 ) -> Iterator[Page]:
     """The pages of one non-empty result set under one sort; page 1 also carries ``first_page_meta``.
 
     Each page is ``{"data", "meta": {total, page, per_page, pages, sort, filters, **meta, **first_page_meta},
     "links"}``, assembled from fragments serialized once per result set (``meta``: the members of the route's
-    constant meta object, already serialized)."""
+    constant meta object, and ``first_page_meta``, already serialized members)."""
     per_page = route.per_page
     total = len(ids)
     pages = math.ceil(total / per_page)
     paths = [route.file_path(active, sort, page) for page in range(1, pages + 1)]
     links = [serialize.string(path) for path in paths]
     common = b'"per_page":%d,"pages":%d,"sort":%s,"filters":%s' % (
-        per_page, pages, serialize.string(sort), serialize.dumps(typed))
+        per_page, pages, serialize.string(sort), filters)
     common += b"," + meta if meta else b""
-    first = b"," + serialize.members(first_page_meta) if first_page_meta else b""
+    first = b"," + first_page_meta if first_page_meta else b""
     for page in range(1, pages + 1):
         chunk = ids[(page - 1) * per_page : page * per_page]
         yield Page(paths[page - 1], b"".join((
@@ -275,8 +280,8 @@ def render(
             inputs = base64.urlsafe_b64encode(hasher.digest()).decode("ascii")
             if reuse(route.file_path(active, route.default_sort, 1).rsplit("/", 1)[0], inputs):
                 continue
-        typed = {f.name: _typed(f, active[f.name]) for f in route.filters if f.name in active}
+        filters = serialize.dumps({f.name: _typed(f, active[f.name]) for f in route.filters if f.name in active})
         for sort, ids in zip(sorts, lists, strict=True):
             first = _facet_meta(route, active, sort, refinements.get(key, {}))
-            for page in _pages(route, active, typed, sort, ids, rows, meta, first):
+            for page in _pages(route, active, filters, sort, ids, rows, meta, first):
                 yield Page(page.path, page.body, inputs) if inputs else page

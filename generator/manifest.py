@@ -1,7 +1,7 @@
 """The build's bookkeeping inside its output, which the next build reads instead of the files themselves.
 
 - ``.company-ipo-api.digests``: every file of the output but itself, one line each,
-  ``path<TAB>digest<TAB>size<TAB>unit<TAB>inputs``, sorted by path; the digest is a 96-bit blake2b in
+  ``path<TAB>digest<TAB>size<TAB>unit<TAB>inputs``, sorted by path; the digest is sha256 cut to 96 bits, in
   base64url, the unit the index (from 0) of the unit that wrote the file in the units file, empty for the
   documents rendered every time; ``inputs``, on listing pages, the key of the filter combination the page
   belongs to (``listing.render``): a route whose rows changed renders again only the combinations whose key
@@ -39,17 +39,18 @@ def _text(raw: bytes) -> str:
 
 
 def digest(data: bytes) -> str:
-    """Digest of a file's bytes, as the manifest lists it."""
-    return _text(hashlib.blake2b(data, digest_size=12).digest())
+    """Digest of a file's bytes, as the manifest lists it: sha256 (which the processor computes, at twice the speed of
+    blake2b here) cut to 96 bits."""
+    return _text(hashlib.sha256(data).digest()[:12])
 
 
 def unit_key(*parts: str | bytes) -> str:
     """Digest of a unit's inputs, given as its parts (each length-prefixed, so parts cannot run together)."""
-    hasher = hashlib.blake2b(digest_size=12)
+    hasher = hashlib.sha256()
     for part in parts:
         data = part.encode() if isinstance(part, str) else part
         hasher.update(len(data).to_bytes(8, "little") + data)
-    return _text(hasher.digest())
+    return _text(hasher.digest()[:12])
 
 
 def _mtime_ns(path: str) -> int:

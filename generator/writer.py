@@ -4,7 +4,7 @@
   ``manifest.py``) is not rendered; its files are hard-linked from the previous output (``staged.py``).
 - A file whose bytes equal the previous build's file is hard-linked from it, so a no-op rebuild rewrites no
   file and every mtime stays as it was. Equality is decided by the digest manifest the previous build left
-  (``DIGESTS_FILE``: path, blake2b digest and size of every file) plus a size check, not by reading the old
+  (``DIGESTS_FILE``: path, 96-bit sha256 digest and size of every file) plus a size check, not by reading the old
   file back; a file modified after the manifest (by hand), or an output without a manifest, is compared byte by
   byte.
 - ``changes()`` lists the files added, changed and removed against the previous output (a deploy uploads just
