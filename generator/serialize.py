@@ -25,9 +25,13 @@ def _default(value: object) -> object:
     raise TypeError(f"cannot serialize {type(value).__name__}")
 
 
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False, default=_default)
+"""What ``json.dumps`` with these options makes on every call, made once."""
+
+
 def dumps(value: object) -> bytes:
     """Compact, deterministic JSON bytes."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False, default=_default).encode()
+    return _ENCODER.encode(value).encode()
 
 
 def string(value: str) -> bytes:

@@ -121,3 +121,20 @@ def test_a_file_without_the_optional_columns_added_later_still_loads(data: Path)
 def test_a_missing_required_or_middle_column_is_still_a_header_error(data: Path) -> None:
     _cut_columns(data / "round_investors.csv", 2)  # is_lead is required
     assert any("round_investors.csv:1: header must be" in issue for issue in issues_of(data))
+
+
+def test_loaded_rows_are_the_models_field_values() -> None:
+    """The loader keeps each validated row's field values as they are (``__dict__``), which must be what
+    ``model_dump`` gives for every table: flat models, no serializers."""
+    from generator.load import read_rows
+    from generator.schema import TABLES
+
+    from .conftest import TINY
+
+    for table in TABLES:
+        issues: list = []
+        parsed = read_rows(TINY / table.file_name, table, issues)
+        assert parsed.rows and not issues
+        for row in parsed.rows:
+            dumped = table.model.model_validate(row).model_dump()
+            assert row == dumped and list(row) == list(dumped)
