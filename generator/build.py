@@ -20,7 +20,7 @@ import pydantic
 from generator import configs, exports, fanout, openapi, problems, queries, recycle, reload, serialize
 from generator.landing import landing_page
 from generator.load import DATASET_INFO_FILE
-from generator.registry import DOCUMENT_ROUTES, EXPORT_ROUTE, LIST_ROUTES, ListRoute
+from generator.registry import DETAIL_ROUTES, DOCUMENT_ROUTES, EXPORT_ROUTE, LIST_ROUTES, ListRoute
 from generator.reload import validate_into
 from generator.schema import TABLES
 from generator.templates import TEMPLATE_DIR
@@ -247,7 +247,7 @@ def _build(config: BuildConfig, out: Path, progress: Progress, committed: list[b
         stage("validate")
 
         con.execute(queries.read_sql("views"))
-        writer.ready()
+        writer.ready({route.path for route in (*LIST_ROUTES, *DETAIL_ROUTES, EXPORT_ROUTE)})
         stage("load")
 
         emit = writer.write

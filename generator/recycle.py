@@ -5,9 +5,10 @@ retired output (``.<name>.retired``, the output before the current one) already 
 code made it, the build renames it to its staging folder and updates it: a file that is already the current
 output's file (same inode: unchanged across the last two builds) stays, any other is replaced, and at the end
 everything the build did not write is removed (``drop_stale``), so the staged tree holds exactly the build's
-files. What the folder holds is listed once, by ``find`` in a separate process while the build validates; a
-symbolic link or any other non-regular entry found there is removed before anything is written, so no write
-can follow one out of the folder.
+files. What the folder holds is listed once, by ``find`` in a separate process while the build runs, and
+used at the end. No write follows a symbolic link out of the folder: each process checks every folder it writes
+into once, parents first, and replaces a link or a file there by a real folder; a file is replaced, never
+written into (``staged.py``). Links and other odd entries where the build writes nothing go with the rest.
 """
 
 from __future__ import annotations
@@ -76,19 +77,10 @@ def walk(root: str) -> Iterable[tuple[str, str]]:
                     yield ("f" if entry.is_file(follow_symlinks=False) else "l"), entry.path[prefix:]
 
 
-def clear_odd(folder: str, entries: list[tuple[str, str]]) -> list[tuple[str, str]]:
-    """Remove every entry that is neither a folder nor a regular file; return the others."""
-    kept = []
-    for kind, path in entries:
-        if kind in "df":
-            kept.append((kind, path))
-        else:
-            os.unlink(os.path.join(folder, path))  # a link is removed, never followed
-    return kept
-
-
 def drop_stale(folder: str, entries: list[tuple[str, str]], written: Iterable[str]) -> int:
-    """Remove the listed files the build did not write and the folders it did not use; return how many."""
+    """Remove the listed entries (listed before the build wrote anything) that the build did not write, files,
+    links and anything else, and the folders it did not use; return how many. (An entry the build wrote over, a
+    link where a file or a folder goes now, was replaced by the build: ``StagedFiles``.)"""
     files = set(written)
     used: set[str] = set()
     for path in files:
@@ -98,9 +90,9 @@ def drop_stale(folder: str, entries: list[tuple[str, str]], written: Iterable[st
             end = path.rfind("/", 0, end)
     removed = 0
     for kind, path in entries:
-        if kind == "f" and path not in files:
+        if kind != "d" and path not in files and path not in used:
             try:
-                os.unlink(os.path.join(folder, path))
+                os.unlink(os.path.join(folder, path))  # a link is removed, never followed
                 removed += 1
             except FileNotFoundError:
                 pass

@@ -42,6 +42,14 @@ def _same_inode(a: str, b: str) -> bool:
     return (first.st_ino, first.st_dev) == (second.st_ino, second.st_dev) and stat.S_ISREG(second.st_mode)
 
 
+def _real_folder(path: str) -> bool:
+    """Whether ``path`` is a folder itself, not a link to one."""
+    try:
+        return stat.S_ISDIR(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
 def _clear(path: str) -> None:
     """Remove what a recycled folder holds at ``path`` (a file, or a folder where a file goes now)."""
     if os.path.isdir(path) and not os.path.islink(path):
@@ -89,7 +97,8 @@ class StagedFiles:
         self._new_prefix = staging.rstrip("/") + "/"
         self._old_prefix = previous.rstrip("/") + "/" if previous is not None else ""
         self._old = previous_manifest
-        self._dirs: set[str] = set()
+        self._dirs: set[str] = {staging.rstrip("/")}
+        """Folders made or checked (the staging folder itself: made by ``OutputWriter``)."""
         self.stats = WriteStats()
         self.digests: dict[str, tuple[str, int]] = {}
         """What this writer wrote: path -> (digest, size)."""
@@ -110,8 +119,8 @@ class StagedFiles:
     def relative(path: str) -> str:
         """Check an output path (``/api/x.json`` or ``api/x.json``) and return it relative to the output."""
         relative = path.lstrip("/")
-        parts = relative.split("/")
-        if not relative or "\\" in relative or "\x00" in relative or any(p in ("", ".", "..") for p in parts):
+        probe = f"/{relative}/"  # an empty, "." or ".." part shows as "//", "/./" or "/../"
+        if not relative or "\\" in relative or "\x00" in relative or "//" in probe or "/./" in probe or "/../" in probe:
             raise OutputError(f"refusing to write outside the output folder: {path!r}")
         return relative
 
@@ -121,18 +130,23 @@ class StagedFiles:
             self._mkdir(parent)
 
     def _mkdir(self, folder: str) -> None:
-        """Make ``folder`` and its missing parents: one call for a folder whose parent is known to exist (in a
-        recycled folder only real folders are left, see recycle.py)."""
+        """Make ``folder`` and its missing parents: one call for a folder whose parent is known to exist.
+
+        In a recycled folder, each folder is checked once, parents first, to be a real folder (not a link, which a
+        write could follow out of the staging folder, nor a file): anything else there is replaced by one."""
+        parent = folder[: folder.rindex("/")]
+        if self._recycled and parent not in self._dirs:
+            self._mkdir(parent)
         try:
             os.mkdir(folder)
         except FileExistsError:
-            if not os.path.isdir(folder) or os.path.islink(folder):
+            if not _real_folder(folder):
                 if not self._recycled:
                     raise
-                _clear(folder)  # a file of an older output where a folder goes now
+                _clear(folder)  # a link, or a file of an older output where a folder goes now
                 os.mkdir(folder)
         except FileNotFoundError:
-            self._mkdir(folder[: folder.rindex("/")])
+            self._mkdir(parent)
             os.mkdir(folder)
         self._dirs.add(folder)
 

@@ -32,6 +32,7 @@ import fcntl
 import os
 import shutil
 import subprocess
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -164,7 +165,6 @@ class OutputWriter(StagedFiles):
         # waited for before the swap.
         self._retiring: subprocess.Popen[bytes] | None = None
         self._listing: recycle.Listing | None = None
-        self._entries: list[tuple[str, str]] = []
         if self.retired.is_symlink():
             self.retired.unlink()
         elif recycle.made_by(self.retired, code):
@@ -180,13 +180,14 @@ class OutputWriter(StagedFiles):
     def recycled(self) -> bool:
         return self._recycled
 
-    def ready(self) -> None:
-        """Wait until a recycled staging folder is listed and holds only folders and regular files; call it
-        before the first write (worker processes included)."""
-        if self._listing is not None:
-            self._entries = recycle.clear_odd(self._staging, self._listing.entries())
-            self._listing = None
-            shutil.rmtree(os.path.join(self._staging, SCRATCH_DIR), ignore_errors=True)  # never reused
+    def ready(self, folders: Iterable[str] = ()) -> None:
+        """Prepare the staging folder for writes from several processes; call it before the first write (worker
+        processes included) with the folders that more than one process writes into (``/api/companies``: its
+        listing pages and its profiles). In a recycled folder they are checked (or made) here, once: each
+        process checks the folders below them it writes into (``StagedFiles._mkdir``)."""
+        _remove(Path(self._staging) / SCRATCH_DIR)  # never reused; a link there is removed, not followed
+        for folder in sorted(folders):
+            self._mkdir(self._new_prefix + self.relative(folder))
 
     def scratch(self, name: str) -> str:
         """A temporary file path inside the staging folder (removed before the swap)."""
@@ -230,10 +231,10 @@ class OutputWriter(StagedFiles):
 
         The previous output is kept whole beside it as ``.<name>.retired`` (hard links: it costs directory
         entries and the files that changed), for the next build to recycle as its staging folder."""
-        shutil.rmtree(os.path.join(self._staging, SCRATCH_DIR), ignore_errors=True)
-        self.ready()
-        if self._recycled:
-            recycle.drop_stale(self._staging, self._entries, self.digests)
+        _remove(Path(self._staging) / SCRATCH_DIR)
+        if self._listing is not None:  # recycled: what the build did not write goes
+            recycle.drop_stale(self._staging, self._listing.entries(), self.digests)
+            self._listing = None
         self._wait_retired()
         if self.retired.exists():  # the removal failed, or an earlier killed build's is still going: finish it
             shutil.rmtree(self.retired, ignore_errors=True)
@@ -256,6 +257,5 @@ class OutputWriter(StagedFiles):
 
     def abort(self) -> None:
         """Drop the staged files (the output is untouched)."""
-        self.ready()
         self._wait_retired()
         shutil.rmtree(self.staging, ignore_errors=True)

@@ -8,6 +8,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -170,6 +171,25 @@ def test_worker_processes_write_the_same_bytes(tmp_path: Path, tiny_build: Path)
     again = build(BuildConfig(TINY, out, workers=2, force=True))
     assert (again.files, again.written) == (report.files, 0)
     assert inodes(out) == before
+
+
+@pytest.mark.parametrize("method", ["fork", "spawn"])
+def test_forked_and_spawned_workers_carry_the_same_units(
+    tmp_path: Path, tiny_build: Path, method: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A forked worker inherits the previous manifest the build process read; a spawned one (a build called
+    from a program running threads) reads it again. Either way a forced rebuild carries every unit over."""
+    from generator import fanout
+
+    if threading.active_count() == 1 and sys.platform.startswith("linux"):
+        assert fanout._start_method() == "fork"
+    monkeypatch.setattr(fanout, "_start_method", lambda: method)
+    out = tmp_path / "dist"
+    build(BuildConfig(TINY, out, workers=2))
+    before = inodes(out)
+    again = build(BuildConfig(TINY, out, workers=2, force=True))
+    assert again.written == 0 and inodes(out) == before
+    assert tree(out) == tree(tiny_build)
 
 
 def test_refuses_to_replace_a_folder_it_did_not_build(tmp_path: Path) -> None:

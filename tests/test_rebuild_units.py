@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import shutil
 import time
 from pathlib import Path
@@ -146,6 +147,15 @@ def test_the_retired_output_is_recycled_into_exactly_the_new_output(
     outside.mkdir()
     (retired / "api" / "planted.json").write_text("{}")
     (retired / "api" / "companies" / "linked").symlink_to(outside, target_is_directory=True)
+    # links where the build writes: a route's folder and a folder inside one that holds folders (pages sit two
+    # levels below it), moved out and linked back
+    diverted = tmp_path / "diverted"
+    diverted.mkdir()
+    nested = next(f for f in sorted((retired / "api" / "companies").glob("sector=*")) if any(f.glob("*/*.json")))
+    for folder in (retired / "api" / "news", nested):
+        shutil.move(folder, diverted / folder.name)
+        folder.symlink_to(diverted / folder.name, target_is_directory=True)
+    untouched = tree(diverted)
     companies = data / "companies.csv"  # a new slug: the old profile and its word pages must disappear
     companies.write_text(companies.read_text().replace(",figma,Figma,", ",figjam,Figma,"))
     dropped: list[int] = []
@@ -157,5 +167,23 @@ def test_the_retired_output_is_recycled_into_exactly_the_new_output(
     assert tree(out) == tree(clean)
     assert tree(retired) == second  # the second output, kept whole for the next build
     assert list(outside.iterdir()) == [] and not (out / "api" / "planted.json").exists()
+    assert tree(diverted) == untouched  # no write followed a link out of the staging folder
+    assert not [path for path, _, _ in os.walk(out) if Path(path).is_symlink()]
+    assert not [p for p in out.rglob("*") if p.is_symlink()]  # and no link is left in the output
     assert report.changes is not None and "api/companies/figma.json" in report.changes.removed
     assert (out / "api" / "companies" / "figjam.json").exists()
+
+
+def test_a_write_into_a_recycled_folder_never_follows_a_link(tmp_path: Path) -> None:
+    """Each folder on the way to a file is checked, parents first: a link anywhere above it is replaced by a real
+    folder, whether or not files sit directly in the linked folder."""
+    from generator.staged import StagedFiles
+
+    staging, outside = tmp_path / "staging", tmp_path / "outside"
+    (outside / "b").mkdir(parents=True)
+    staging.mkdir()
+    (staging / "a").symlink_to(outside, target_is_directory=True)
+    files = StagedFiles(str(staging), None, None, recycled=True)
+    files.write("a/b/c.json", b"{}")
+    assert list((outside / "b").iterdir()) == []
+    assert not (staging / "a").is_symlink() and (staging / "a" / "b" / "c.json").read_bytes() == b"{}"
