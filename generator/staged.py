@@ -158,9 +158,21 @@ class StagedFiles:
         self._parent(target)
         return target
 
-    def _place_link(self, key: str, target: str) -> None:
-        """Make ``target`` a hard link to the previous output's file at ``key``."""
+    def _place_link(self, key: str, target: str, source_status: os.stat_result | None = None) -> None:
+        """Make ``target`` a hard link to the previous output's file at ``key`` (``source_status``: its ``lstat``,
+        if known: in a recycled folder, a target that already is that file is then recognised by one call)."""
         source = self._old_prefix + key
+        if self._recycled and source_status is not None:
+            try:
+                found = os.lstat(target)
+            except FileNotFoundError:
+                os.link(source, target)
+                return
+            if (found.st_ino, found.st_dev) == (source_status.st_ino, source_status.st_dev):
+                return  # the recycled folder already holds the previous output's file
+            _clear(target)
+            os.link(source, target)
+            return
         try:
             os.link(source, target)
         except FileExistsError:
@@ -237,10 +249,18 @@ class StagedFiles:
         their combination keys), if each is still the file the manifest lists; else link none, return False."""
         old = self._old
         assert old is not None
-        if any(listed_file(self._old_prefix + path, old.files[path][1], old.listed_at) is not True for path in paths):
-            return False
+        found = []
         for path in paths:
-            self._place_link(path, self._claim(path))
+            try:
+                status = os.lstat(self._old_prefix + path)
+            except (FileNotFoundError, NotADirectoryError):
+                return False
+            if not stat.S_ISREG(status.st_mode) or status.st_size != old.files[path][1] or (
+                    status.st_mtime_ns > old.listed_at):
+                return False  # not the file the manifest lists (see ``listed_file``)
+            found.append(status)
+        for path, status in zip(paths, found, strict=True):
+            self._place_link(path, self._claim(path), status)
             hexdigest, size = old.files[path]
             self._record(path, hexdigest, size, unit, written=False)
         self.file_inputs.update((path, old.inputs[path]) for path in paths if path in old.inputs)
