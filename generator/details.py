@@ -30,28 +30,55 @@ ANALYSIS_METHODOLOGY = {
 }
 
 
+GROUP_DIGEST = (
+    "count(*)::VARCHAR || ':' || sum(hash(r))::VARCHAR || ':' || bit_xor(hash(r, 1))::VARCHAR"
+)
+"""A digest of a group's rows, whole, in SQL: their count, and the sum and the xor of two 64-bit hashes of each row
+(the rows' content decides their order, so the digest need not depend on it)."""
+
+
 class Rows:
-    """The rows of a query as tuples, grouped by one column (left out of the rows), in query order. Tuples are
-    what a profile's unit key is taken from; ``records`` makes dicts only for the profiles that are rendered."""
+    """The rows of a query as tuples, in query order, grouped by one column (left out of the rows). With a
+    grouping column, each group's digest comes from SQL at once and its rows are fetched only when a profile that
+    needs them is rendered (``of``): a rebuild that renders few profiles never turns every row into Python
+    objects. ``records`` makes dicts only for the profiles that are rendered."""
 
     def __init__(
         self, con: duckdb.DuckDBPyConnection, sql: str, params: dict | None = None, by: str | None = None
     ) -> None:
-        result = con.execute(sql, params or {})
+        self._con, self._sql, self._params, self._by = con, sql, params or {}, by
+        self._groups: dict[object, list[tuple]] | None = None
+        self.names: list[str] = []
+        self.digests: dict[object, str] = {}
+        if by is not None:
+            found = con.execute(f"SELECT {by}, {GROUP_DIGEST} FROM ({sql}) r GROUP BY {by}", self._params)
+            self.digests = dict(found.fetchall())
+        else:
+            self._fetch()
+
+    def _fetch(self) -> dict[object, list[tuple]]:
+        result = self._con.execute(self._sql, self._params)
         names = [d[0] for d in result.description]
         rows = result.fetchall()
-        self.groups: dict[object, list[tuple]] = defaultdict(list)
-        if by is None:
+        groups: dict[object, list[tuple]] = defaultdict(list)
+        if self._by is None:
             self.names = names
-            self.groups[None] = rows
-            return
-        at = names.index(by)
-        self.names = names[:at] + names[at + 1:]
-        for row in rows:
-            self.groups[row[at]].append(row[:at] + row[at + 1:])
+            groups[None] = rows
+        else:
+            at = names.index(self._by)
+            self.names = names[:at] + names[at + 1:]
+            for row in rows:
+                groups[row[at]].append(row[:at] + row[at + 1:])
+        self._groups = groups
+        return groups
 
     def of(self, key: object) -> list[tuple]:
-        return self.groups.get(key, [])
+        groups = self._groups if self._groups is not None else self._fetch()
+        return groups.get(key, [])
+
+    def digest(self, key: object) -> str:
+        """The digest of one group's rows (empty for a group without rows)."""
+        return self.digests.get(key, "")
 
     def records(self, rows: list[tuple]) -> list[dict]:
         return [dict(zip(self.names, row, strict=True)) for row in rows]
@@ -63,8 +90,9 @@ def _grouped(con: duckdb.DuckDBPyConnection, name: str, params: dict | None = No
 
 
 class Detail(NamedTuple):
-    """One resource to render: the keys it is published under (id first, or slug), the rows it is made from
-    (their ``repr`` keys its unit: equal inputs render equal files) and how to make its response model."""
+    """One resource to render: the keys it is published under (id first, or slug), what it is made from (its own
+    row and the digests of its groups of rows: their ``repr`` keys its unit, equal inputs render equal files) and
+    how to make its response model."""
 
     keys: tuple[str, ...]
     inputs: tuple[object, ...]
@@ -86,12 +114,12 @@ def company_profiles(con: duckdb.DuckDBPyConnection, info: DatasetInfo) -> Itera
     at_id, at_slug = companies.names.index("id"), companies.names.index("slug")
     for row in companies.of(None):
         key = row[at_id]
-        inputs = (row, financials.of(key), rounds.of(key), ipos.of(key), analysis.of(key), current[key])
+        inputs = (row, *(source.digest(key) for source in (financials, rounds, ipos, analysis)), current[key])
 
-        def make(inputs: tuple = inputs) -> BaseModel:
-            row, fin, rnd, ipo, ana, cur = inputs
-            return _company_profile(companies.records([row])[0], financials.records(fin), rounds.records(rnd),
-                                    ipos.records(ipo), analysis.records(ana)[0], cur)
+        def make(row: tuple = row, key: object = key) -> BaseModel:
+            return _company_profile(
+                companies.records([row])[0], financials.records(financials.of(key)), rounds.records(rounds.of(key)),
+                ipos.records(ipos.of(key)), analysis.records(analysis.of(key))[0], current[key])
 
         yield Detail((str(key), row[at_slug]), inputs, make)
 
@@ -143,11 +171,12 @@ def investor_profiles(con: duckdb.DuckDBPyConnection, info: DatasetInfo) -> Iter
     investors = Rows(con, read_sql("investors") + " ORDER BY i.id")
     at_id, at_slug = investors.names.index("id"), investors.names.index("slug")
     for row in investors.of(None):
-        inputs = (row, portfolio.of(row[at_id]), led.of(row[at_id]))
+        key = row[at_id]
+        inputs = (row, portfolio.digest(key), led.digest(key))
 
-        def make(inputs: tuple = inputs) -> BaseModel:
-            row, owned, rounds = inputs
-            return _investor_profile(investors.records([row])[0], portfolio.records(owned), led.records(rounds))
+        def make(row: tuple = row, key: object = key) -> BaseModel:
+            return _investor_profile(investors.records([row])[0], portfolio.records(portfolio.of(key)),
+                                     led.records(led.of(key)))
 
         yield Detail((row[at_slug],), inputs, make)
 
@@ -165,12 +194,11 @@ def industry_details(con: duckdb.DuckDBPyConnection, info: DatasetInfo) -> Itera
     at_slug = industries.names.index("slug")
     for row in industries.of(None):
         slug = row[at_slug]
-        inputs = (row, countries.of(slug), funding.of(slug), companies.of(slug))
+        inputs = (row, countries.digest(slug), funding.digest(slug), companies.digest(slug))
 
-        def make(inputs: tuple = inputs) -> BaseModel:
-            row, by_country, by_year, members = inputs
-            return _industry_detail(industries.records([row])[0], countries.records(by_country),
-                                    funding.records(by_year), companies.records(members))
+        def make(row: tuple = row, slug: object = slug) -> BaseModel:
+            return _industry_detail(industries.records([row])[0], countries.records(countries.of(slug)),
+                                    funding.records(funding.of(slug)), companies.records(companies.of(slug)))
 
         yield Detail((slug,), inputs, make)
 

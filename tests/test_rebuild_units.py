@@ -187,3 +187,25 @@ def test_a_write_into_a_recycled_folder_never_follows_a_link(tmp_path: Path) -> 
     files.write("a/b/c.json", b"{}")
     assert list((outside / "b").iterdir()) == []
     assert not (staging / "a").is_symlink() and (staging / "a" / "b" / "c.json").read_bytes() == b"{}"
+
+
+def test_a_change_in_a_profiles_grouped_rows_renders_it_again(tmp_path: Path) -> None:
+    """A profile's key covers the rows grouped under it (here a funding round of company 4, changed in
+    funding_rounds.csv only), not only its own row."""
+    data, out, clean = tmp_path / "data", tmp_path / "dist", tmp_path / "clean"
+    shutil.copytree(TINY, data)
+    build(BuildConfig(data, out, workers=0))
+    path = data / "funding_rounds.csv"
+    with open(path, encoding="utf-8", newline="") as handle:
+        rows = list(csv.reader(handle))
+    header = rows[0]
+    row = next(r for r in rows[1:] if r[header.index("company_id")] == "4" and r[header.index("amount_usd")])
+    row[header.index("amount_usd")] = str(int(row[header.index("amount_usd")]) + 1_000_000)
+    with open(path, "w", encoding="utf-8", newline="") as handle:
+        csv.writer(handle, lineterminator="\n").writerows(rows)
+    report = build(BuildConfig(data, out, workers=0))
+    build(BuildConfig(data, clean, workers=0))
+    assert tree(out) == tree(clean)
+    slug = (out / "api" / "companies" / "4.json").read_bytes().split(b'"slug":"', 1)[1].split(b'"', 1)[0].decode()
+    assert report.changes is not None and {"api/companies/4.json", f"api/companies/{slug}.json"} <= set(
+        report.changes.changed)
