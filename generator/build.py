@@ -229,13 +229,14 @@ def _build(config: BuildConfig, out: Path, progress: Progress, committed: list[b
         report.files, report.bytes = previous["files"], previous["bytes"]
         stage("unchanged")
         return report
-    # Made first: a recycled staging folder (writer.py) is listed in another process while the data is validated.
+    # Made first: a recycled staging folder (writer.py) is listed in another process while the build runs.
     writer = OutputWriter(out, code_fingerprint())
     workers = config.workers if config.workers is not None else fanout.default_workers(_companies_in(config))
     pool = None
     con: duckdb.DuckDBPyConnection | None = None
     try:
         pool = fanout.start_pool(writer, workers)  # the worker processes start while the data is validated
+        writer.list_recycled()  # after the pool: a thread waits for the listing
         con = duckdb.connect(":memory:", config={"threads": config.threads} if config.threads else {})
         con.execute("SET enable_progress_bar = false")  # the build reports its own progress
         sources = reload.source_keys(config.data_dir)

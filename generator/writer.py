@@ -165,16 +165,25 @@ class OutputWriter(StagedFiles):
         # waited for before the swap.
         self._retiring: subprocess.Popen[bytes] | None = None
         self._listing: recycle.Listing | None = None
+        recycled = False
         if self.retired.is_symlink():
             self.retired.unlink()
         elif recycle.made_by(self.retired, code):
             os.rename(self.retired, self.staging)
-            self._listing = recycle.Listing(str(self.staging))
+            recycled = True
         elif self.retired.exists():
             self._retiring = subprocess.Popen(["rm", "-rf", "--", str(self.retired)], stdin=subprocess.DEVNULL)
-        if self._listing is None:
+        if not recycled:
             self.staging.mkdir()
-        super().__init__(str(self.staging), previous, read_previous(previous, code), self._listing is not None)
+        super().__init__(str(self.staging), previous, read_previous(previous, code), recycled)
+
+    def list_recycled(self) -> None:
+        """Start listing a recycled staging folder (``find`` in another process, waited for by a thread), for the
+        commit to drop what the build did not write; call it after starting worker processes, which can then be
+        forked from a process running no other thread. The commit lists the folder itself if this was not
+        called."""
+        if self._recycled and self._listing is None:
+            self._listing = recycle.Listing(self._staging)
 
     @property
     def recycled(self) -> bool:
@@ -232,8 +241,9 @@ class OutputWriter(StagedFiles):
         The previous output is kept whole beside it as ``.<name>.retired`` (hard links: it costs directory
         entries and the files that changed), for the next build to recycle as its staging folder."""
         _remove(Path(self._staging) / SCRATCH_DIR)
-        if self._listing is not None:  # recycled: what the build did not write goes
-            recycle.drop_stale(self._staging, self._listing.entries(), self.digests)
+        if self._recycled:  # what the build did not write goes
+            listing = self._listing or recycle.Listing(self._staging)
+            recycle.drop_stale(self._staging, listing.entries(), self.digests)
             self._listing = None
         self._wait_retired()
         if self.retired.exists():  # the removal failed, or an earlier killed build's is still going: finish it

@@ -190,6 +190,13 @@ def test_forked_and_spawned_workers_carry_the_same_units(
     again = build(BuildConfig(TINY, out, workers=2, force=True))
     assert again.written == 0 and inodes(out) == before
     assert tree(out) == tree(tiny_build)
+    # the third build recycles the first one's output; its listing thread starts after the pool
+    threads: list[int] = []
+    start_pool = fanout.start_pool
+    monkeypatch.setattr(fanout, "start_pool",
+                        lambda *args: threads.append(threading.active_count()) or start_pool(*args))
+    third = build(BuildConfig(TINY, out, workers=2, force=True))
+    assert third.written == 0 and tree(out) == tree(tiny_build) and threads == [threading.active_count()]
 
 
 def test_refuses_to_replace_a_folder_it_did_not_build(tmp_path: Path) -> None:
