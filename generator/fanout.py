@@ -136,7 +136,8 @@ def _start_method() -> str:
 
 
 def _warm() -> None:
-    """A first task: makes the pool start its processes (imports, previous manifest) while the build validates."""
+    """A first task: makes the pool start its processes at once (a spawned one then imports the modules and reads
+    the previous manifest while the build validates)."""
 
 
 def _render_in_worker(name: str, snapshot: str, info: DatasetInfo) -> RouteResult:
