@@ -243,8 +243,7 @@ def _build(config: BuildConfig, out: Path, progress: Progress, committed: list[b
         reuse = reload.reusable(sources, writer.old_folder, writer.previous_manifest)
         progress(f"validate: reading and checking the dataset ({len(reuse)} unchanged tables from the last build)")
         info = validate_into(con, config.data_dir, reuse)  # everything is checked before the first byte is written
-        writer.unit_keys.update(sources)
-        tables = {name.removeprefix(reload.SOURCE_UNIT): key for name, key in sources.items()}
+        writer.unit_keys.update((reload.SOURCE_UNIT + name, key) for name, key in sources.items())
         stage("validate")
 
         con.execute(queries.read_sql("views"))
@@ -257,7 +256,7 @@ def _build(config: BuildConfig, out: Path, progress: Progress, committed: list[b
 
         def write_exports() -> None:
             progress("exports: json, csv, parquet")
-            for path, body, unit in exports.export_files(con, info, writer.scratch, writer, tables):
+            for path, body, unit in exports.export_files(con, info, writer.scratch, writer, sources):
                 emit(path, body, unit)
             stage("exports")
 

@@ -11,7 +11,7 @@ from pydantic import BaseModel
 
 from generator import responses, serialize
 from generator.manifest import unit_key
-from generator.queries import base_meta, read_sql
+from generator.queries import ROWS_DIGEST, base_meta, read_sql
 from generator.registry import DETAIL_ROUTES
 from generator.schema import DatasetInfo
 from generator.staged import StagedFiles
@@ -30,18 +30,11 @@ ANALYSIS_METHODOLOGY = {
 }
 
 
-GROUP_DIGEST = (
-    "count(*)::VARCHAR || ':' || sum(hash(r))::VARCHAR || ':' || bit_xor(hash(r, 1))::VARCHAR"
-)
-"""A digest of a group's rows, whole, in SQL: their count, and the sum and the xor of two 64-bit hashes of each row
-(the rows' content decides their order, so the digest need not depend on it)."""
-
-
 class Rows:
     """The rows of a query as tuples, in query order, grouped by one column (left out of the rows). With a
-    grouping column, each group's digest comes from SQL at once and its rows are fetched only when a profile that
-    needs them is rendered (``of``): a rebuild that renders few profiles never turns every row into Python
-    objects. ``records`` makes dicts only for the profiles that are rendered."""
+    grouping column, each group's digest (``ROWS_DIGEST``) comes from SQL at once and its rows are fetched only
+    when a profile that needs them is rendered (``of``): a rebuild that renders few profiles never turns every
+    row into Python objects. ``records`` makes dicts only for the profiles that are rendered."""
 
     def __init__(
         self, con: duckdb.DuckDBPyConnection, sql: str, params: dict | None = None, by: str | None = None
@@ -51,7 +44,7 @@ class Rows:
         self.names: list[str] = []
         self.digests: dict[object, str] = {}
         if by is not None:
-            found = con.execute(f"SELECT {by}, {GROUP_DIGEST} FROM ({sql}) r GROUP BY {by}", self._params)
+            found = con.execute(f"SELECT {by}, {ROWS_DIGEST} FROM ({sql}) r GROUP BY {by}", self._params)
             self.digests = dict(found.fetchall())
         else:
             self._fetch()

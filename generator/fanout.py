@@ -110,6 +110,8 @@ def _order(previous: Previous | None) -> list[str]:
 
 
 _worker: dict[str, object] = {}
+INHERITED = "inherited manifest"
+"""Where a forked worker finds the previous manifest the build process had already read."""
 
 
 def _init_worker(
@@ -121,10 +123,6 @@ def _init_worker(
         os._exit(1)
     digests = _worker.pop(INHERITED, None) if forked else read_previous(previous, code)
     _worker.update(staging=staging, previous=previous, digests=digests, recycled=recycled)
-
-
-INHERITED = "inherited manifest"
-"""Where a forked worker finds the previous manifest the build process had already read."""
 
 
 def _start_method() -> str:

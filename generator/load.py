@@ -192,8 +192,7 @@ def _check_keys(tables: dict[str, ParsedTable], issues: list[Issue]) -> None:
         for fk in parsed.table.foreign_keys:
             target_key = (fk.table, fk.target)
             if target_key not in targets:
-                target = tables[fk.table]
-                targets[target_key] = {str(row[fk.target]) for row in (*target.rows, *target.invalid)}
+                targets[target_key] = key_values(tables[fk.table], fk.target)
             check_references(parsed, fk, targets[target_key], tables[fk.table].broken, issues)
 
 
@@ -213,6 +212,11 @@ def check_unique(parsed: ParsedTable, issues: list[Issue]) -> None:
                 ))
             else:
                 seen[value] = line
+
+
+def key_values(parsed: ParsedTable, column: str) -> set[str]:
+    """The values of a column a foreign key points at, as text, invalid rows included (their keys exist)."""
+    return {str(row[column]) for row in (*parsed.rows, *parsed.invalid)}
 
 
 def check_references(

@@ -40,9 +40,10 @@ def _bytes(path: Path) -> bytes:
 
 
 def source_keys(data_dir: Path) -> dict[str, str]:
-    """Unit name (``source/<table>``) -> key: the table's file and the dataset's metadata, byte for byte."""
+    """Table name -> key of its unit ``source/<table>``: the table's file and the dataset's metadata, byte for
+    byte."""
     about = _bytes(data_dir / load.DATASET_INFO_FILE)
-    return {SOURCE_UNIT + t.name: unit_key(about, _bytes(data_dir / t.file_name)) for t in TABLES}
+    return {t.name: unit_key(about, _bytes(data_dir / t.file_name)) for t in TABLES}
 
 
 def reusable(keys: dict[str, str], previous_dir: str | None, previous: Previous | None) -> dict[str, str]:
@@ -53,7 +54,7 @@ def reusable(keys: dict[str, str], previous_dir: str | None, previous: Previous 
     for table in TABLES:
         unit, path = SOURCE_UNIT + table.name, EXPORT_ROUTE.file_path("parquet", table.name).lstrip("/")
         listed = previous.files.get(path)
-        if listed is None or previous.keys.get(unit) != keys[unit]:
+        if listed is None or previous.keys.get(unit) != keys[table.name]:
             continue
         full = os.path.join(previous_dir, path)
         if listed_file(full, listed[1], previous.listed_at) is True:
@@ -105,8 +106,7 @@ def _references_hold(con: duckdb.DuckDBPyConnection, parsed: dict[str, ParsedTab
             if table.name not in parsed and fk.table not in parsed:
                 continue
             if fk.table in parsed:
-                target = parsed[fk.table]
-                known = {str(row[fk.target]) for row in (*target.rows, *target.invalid)}
+                known = load.key_values(parsed[fk.table], fk.target)
             else:
                 known = {str(v) for (v,) in con.execute(f"SELECT DISTINCT {fk.target} FROM {fk.table}").fetchall()}
             if table.name in parsed:

@@ -58,14 +58,21 @@ def _clear(path: str) -> None:
         os.unlink(path)
 
 
-def listed_file(path: str, size: int, listed_at: int) -> bool | None:
-    """Whether a regular file (not a link to elsewhere) of ``size`` bytes, untouched since its output's digest
-    manifest was written (``listed_at``, ns), is at ``path``; None: modified since, so compare its bytes."""
+def _listed_status(path: str, size: int) -> os.stat_result | None:
+    """The ``lstat`` of a regular file (not a link to elsewhere) of ``size`` bytes at ``path``; None if there is
+    none."""
     try:
         status = os.lstat(path)
     except (FileNotFoundError, NotADirectoryError):
-        return False
-    if not stat.S_ISREG(status.st_mode) or status.st_size != size:
+        return None
+    return status if stat.S_ISREG(status.st_mode) and status.st_size == size else None
+
+
+def listed_file(path: str, size: int, listed_at: int) -> bool | None:
+    """Whether a regular file (not a link to elsewhere) of ``size`` bytes, untouched since its output's digest
+    manifest was written (``listed_at``, ns), is at ``path``; None: modified since, so compare its bytes."""
+    status = _listed_status(path, size)
+    if status is None:
         return False
     return True if status.st_mtime_ns <= listed_at else None
 
@@ -160,28 +167,22 @@ class StagedFiles:
 
     def _place_link(self, key: str, target: str, source_status: os.stat_result | None = None) -> None:
         """Make ``target`` a hard link to the previous output's file at ``key`` (``source_status``: its ``lstat``,
-        if known: in a recycled folder, a target that already is that file is then recognised by one call)."""
+        if known). In a recycled folder, a target that already is that file stays; anything else there goes."""
         source = self._old_prefix + key
-        if self._recycled and source_status is not None:
+        if self._recycled:
             try:
                 found = os.lstat(target)
             except FileNotFoundError:
-                os.link(source, target)
-                return
-            if (found.st_ino, found.st_dev) == (source_status.st_ino, source_status.st_dev):
-                return  # the recycled folder already holds the previous output's file
-            _clear(target)
-            os.link(source, target)
-            return
+                found = None
+            if found is not None:
+                status = source_status or os.lstat(source)
+                if (found.st_ino, found.st_dev) == (status.st_ino, status.st_dev) and stat.S_ISREG(found.st_mode):
+                    return  # the recycled folder already holds the previous output's file
+                _clear(target)
         try:
             os.link(source, target)
         except FileExistsError:
-            if not self._recycled:
-                raise OutputError(f"two writes to the same file: {key}") from None
-            if _same_inode(source, target):
-                return  # the recycled folder already holds the previous output's file
-            _clear(target)
-            os.link(source, target)
+            raise OutputError(f"two writes to the same file: {key}") from None
 
     def _place_bytes(self, key: str, target: str, data: bytes) -> None:
         if self._recycled and os.path.lexists(target):
@@ -251,12 +252,8 @@ class StagedFiles:
         assert old is not None
         found = []
         for path in paths:
-            try:
-                status = os.lstat(self._old_prefix + path)
-            except (FileNotFoundError, NotADirectoryError):
-                return False
-            if not stat.S_ISREG(status.st_mode) or status.st_size != old.files[path][1] or (
-                    status.st_mtime_ns > old.listed_at):
+            status = _listed_status(self._old_prefix + path, old.files[path][1])
+            if status is None or status.st_mtime_ns > old.listed_at:
                 return False  # not the file the manifest lists (see ``listed_file``)
             found.append(status)
         for path, status in zip(paths, found, strict=True):
