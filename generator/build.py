@@ -17,7 +17,7 @@ import duckdb
 import jinja2
 import pydantic
 
-from generator import configs, exports, fanout, openapi, problems, queries, recycle, reload, serialize
+from generator import configs, exports, fanout, openapi, problems, queries, recycle, reload, serialize, tablewise
 from generator.landing import landing_page
 from generator.load import DATASET_INFO_FILE
 from generator.registry import DETAIL_ROUTES, DOCUMENT_ROUTES, EXPORT_ROUTE, LIST_ROUTES, ListRoute
@@ -242,7 +242,11 @@ def _build(config: BuildConfig, out: Path, progress: Progress, committed: list[b
         sources = reload.source_keys(config.data_dir)
         reuse = reload.reusable(sources, writer.old_folder, writer.previous_manifest)
         progress(f"validate: reading and checking the dataset ({len(reuse)} unchanged tables from the last build)")
-        info = validate_into(con, config.data_dir, reuse)  # everything is checked before the first byte is written
+        # Everything is checked before the first byte is written: table by table in the worker processes where
+        # every table is read afresh, else (and for any problem, to report it) in this process.
+        info = tablewise.validate_into(con, config.data_dir, pool, writer.scratch) if pool and not reuse else None
+        if info is None:
+            info = validate_into(con, config.data_dir, reuse)
         writer.unit_keys.update((reload.SOURCE_UNIT + name, key) for name, key in sources.items())
         stage("validate")
 

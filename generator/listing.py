@@ -9,16 +9,16 @@ deeper (their row counts are the facet counts, their first pages the facet URLs)
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import math
 from collections import defaultdict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import duckdb
 
 from generator import serialize
+from generator.manifest import unit_key
 from generator.queries import base_meta, content_digest, read_sql, sql_params
 from generator.registry import FACET_LIMIT, WORD_MAX, Filter, ListRoute
 from generator.schema import DatasetInfo
@@ -41,12 +41,13 @@ rendered from the inputs ``key`` (and say so), else do nothing and return False.
 
 
 def materialize(con: duckdb.DuckDBPyConnection, route: ListRoute, info: DatasetInfo) -> str:
-    """Create the route's rows as temp table ``rows`` (with ``_idx``); return a digest of its whole content, which
-    (with the dataset's metadata and the code) determines every page of the route."""
+    """Create the route's rows as temp table ``rows`` (with ``_idx``, the position in key order, and ``_h`` and
+    ``_g``, two 64-bit DuckDB hashes of the row's content); return a digest of its whole content, which (with the
+    dataset's metadata and the code) determines every page of the route."""
     sql = read_sql(route.rows_sql)
     con.execute(
-        f"CREATE OR REPLACE TEMP TABLE rows AS SELECT row_number() OVER (ORDER BY {route.key}) - 1 AS _idx, * "
-        f"FROM ({sql})",
+        f"CREATE OR REPLACE TEMP TABLE rows AS SELECT row_number() OVER (ORDER BY {route.key}) - 1 AS _idx, "
+        f"hash(s)::HUGEINT AS _h, hash(s, 1) AS _g, * FROM ({sql}) s",
         sql_params(sql, info),
     )
     return content_digest(con, "rows")
@@ -106,15 +107,23 @@ def _typed(flt: Filter, value: str) -> str | int:
     return int(value) if flt.kind in ("ladder", "year") else value
 
 
-def combinations(
-    con: duckdb.DuckDBPyConnection, route: ListRoute
-) -> dict[Combination, tuple[tuple[str, ...], tuple[list[int], ...]]]:
+class Combo(NamedTuple):
+    """One non-empty filter combination: the sorts it publishes, per sort its row indexes in order, and a digest
+    of its rows' content (count, sum and xor of their hashes), which determines its pages: the orders and the
+    facet counts follow from the rows' content."""
+
+    sorts: tuple[str, ...]
+    lists: tuple[list[int], ...]
+    digest: str
+
+
+def combinations(con: duckdb.DuckDBPyConnection, route: ListRoute) -> dict[Combination, Combo]:
     """Every non-empty combination the route publishes: its sort values and, per sort, the ordered row indexes.
 
     Each group of combinable filters is one grouped query; the orders a combination does not publish (every
     sort but the default past the route's ``sort_depth`` filters) are not computed. A combination two groups share (the
     unfiltered listing, say) keeps the version with the most sorts."""
-    out: dict[Combination, tuple[tuple[str, ...], tuple[list[int], ...]]] = {}
+    out: dict[Combination, Combo] = {}
     everything = route.sort_values
     for group in sorted(route.groups, key=lambda g: not all(f.sortable for f in g)):
         sortable = all(f.sortable for f in group)
@@ -128,32 +137,33 @@ def combinations(
             + f" AS s{i}"
             for i, s in enumerate(everything)
         )
-        query = f"SELECT {keys}{lists} FROM rows{joins} {'GROUP BY ALL' if group else ''}"
+        digest = "count(*)::VARCHAR || ':' || sum(_h)::VARCHAR || ':' || bit_xor(_g)::VARCHAR"
+        query = f"SELECT {keys}{digest}, {lists} FROM rows{joins} {'GROUP BY ALL' if group else ''}"
         default = everything.index(route.default_sort)
         for record in con.execute(query).fetchall():
-            orders = record[len(group):]
+            orders = record[len(group) + 1:]
             if not orders[default]:
                 continue  # no rows at all: an aggregate without GROUP BY still answers one (empty) record
             key = frozenset((f.name, v) for f, v in zip(group, record, strict=False) if v is not None)
             sorts = route.sorts_for({name for name, _ in key})
-            if key in out and len(out[key][0]) >= len(sorts):
+            if key in out and len(out[key].sorts) >= len(sorts):
                 continue
-            out[key] = (sorts, tuple(orders[everything.index(s)] for s in sorts))
+            out[key] = Combo(sorts, tuple(orders[everything.index(s)] for s in sorts), record[len(group)])
     return out
 
 
 def facets(
-    route: ListRoute, combos: dict[Combination, tuple[tuple[str, ...], tuple[list[int], ...]]]
+    route: ListRoute, combos: dict[Combination, Combo]
 ) -> dict[Combination, dict[str, tuple[list[tuple[str | int, int]], bool]]]:
     """For each combination, the refinements one faceted filter deeper that have rows, per filter in declaration
     order: (value, row count) most frequent first, then by value, at most ``FACET_LIMIT``, and whether the list
     was cut short."""
     by_name = {f.name: f for f in route.filters if f.faceted}
     found: dict[Combination, dict[str, list[tuple[str | int, int]]]] = defaultdict(lambda: defaultdict(list))
-    for key, (_, lists) in combos.items():
+    for key, combo in combos.items():
         for name, value in key:
             if name in by_name:
-                found[key - {(name, value)}][name].append((_typed(by_name[name], value), len(lists[0])))
+                found[key - {(name, value)}][name].append((_typed(by_name[name], value), len(combo.lists[0])))
     out = {}
     for key, refinements in found.items():
         ordered = {}
@@ -239,14 +249,6 @@ def domains_of(route: ListRoute, paths: list[str]) -> dict[str, list[str]]:
     return _domains(route, single)
 
 
-def _row_digests(con: duckdb.DuckDBPyConnection) -> list[bytes]:
-    """A digest of each whole row of ``rows`` (every column, filter columns included), in ``_idx`` order: DuckDB's
-    64-bit ``hash`` of the row (150 times faster than an md5 of its text; the DuckDB version is part of the code
-    fingerprint that every key depends on)."""
-    found = con.execute("SELECT hash(r) FROM rows r ORDER BY _idx").fetchall()
-    return [int(value).to_bytes(8, "little") for (value,) in found]
-
-
 def render(
     con: duckdb.DuckDBPyConnection, route: ListRoute, info: DatasetInfo,
     domains_out: dict[str, list[str]] | None = None, reuse: Reuse | None = None,
@@ -254,14 +256,13 @@ def render(
     """Every page of one listing route that has rows: each non-empty combination, each of its sorts, each page,
     from the rows ``materialize`` made.
 
-    Each combination's pages are determined by its key: the digest of its filters, sorts and, per sort, its rows
-    in order (each row by a digest of all its columns, which also decide the facets: a facet count is the number
-    of the combination's rows with a value), with the dataset's metadata. ``reuse`` may carry a
+    Each combination's pages are determined by its key: its filters, its sorts and the digest of its rows' content
+    (``Combo.digest``: the order under each sort and every facet count follow from the rows' content), with the
+    dataset's metadata. ``reuse`` may carry a
     combination's pages over instead (a rebuild where few rows changed renders few combinations); the pages
     rendered carry the key in ``Page.inputs``. The values each filter takes alone (the ones that have files) go
     into ``domains_out``."""
     rows = load_rows(con, route)
-    digests = _row_digests(con) if reuse is not None else []
     meta = serialize.members(base_meta(info))
     combos = combinations(con, route)
     refinements = facets(route, combos)
@@ -269,15 +270,11 @@ def render(
         domains_out.update(_domains(route, [next(iter(key)) for key in combos if len(key) == 1]))
     order = {f.name: i for i, f in enumerate(route.filters)}
     for key in sorted(combos, key=lambda k: sorted((order[n], v) for n, v in k)):
-        sorts, lists = combos[key]
+        sorts, lists, digest = combos[key]
         active = dict(key)
         inputs = ""
         if reuse is not None:
-            hasher = hashlib.blake2b(meta, digest_size=9)
-            hasher.update(repr((sorted(key), sorts)).encode())
-            for ids in lists:
-                hasher.update(b"|" + b"".join([digests[i] for i in ids]))
-            inputs = base64.urlsafe_b64encode(hasher.digest()).decode("ascii")
+            inputs = unit_key(meta, repr((sorted(key), sorts, digest)))
             if reuse(route.file_path(active, route.default_sort, 1).rsplit("/", 1)[0], inputs):
                 continue
         filters = serialize.dumps({f.name: _typed(f, active[f.name]) for f in route.filters if f.name in active})
