@@ -46,10 +46,11 @@ def _csv_select(table: Table) -> str:
     return f"SELECT {', '.join(columns)} FROM {table.name} ORDER BY {_order(table)}"
 
 
-def _json_rows(con: duckdb.DuckDBPyConnection, table: Table) -> list[dict]:
+def _json_rows(con: duckdb.DuckDBPyConnection, table: Table) -> list[bytes]:
+    """The table's rows in key order, each serialized as its model writes it (``serialize.row_writer``)."""
     result = con.execute(f"SELECT * FROM {table.name} ORDER BY {_order(table)}")
-    names = [d[0] for d in result.description]
-    return [dict(zip(names, values, strict=True)) for values in result.fetchall()]
+    write = serialize.row_writer(table.model, result.description)
+    return [write(values) for values in result.fetchall()]
 
 
 ARCHIVE_MEMBER_DATE = (1980, 1, 1, 0, 0, 0)
@@ -125,7 +126,7 @@ def _table_files(
 ) -> Iterator[tuple[str, bytes]]:
     """One table's json, csv and parquet files, as (format, body)."""
     route = EXPORT_ROUTE
-    rows = [serialize.dumps(r) for r in _json_rows(con, table)]
+    rows = _json_rows(con, table)
     path = route.file_path("json", table.name)
     body = {"meta": {**meta, "table": table.name, "rows": len(rows)}, "links": {"self": path}}
     yield "json", serialize.envelope(body, rows)

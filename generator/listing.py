@@ -58,10 +58,10 @@ def load_rows(con: duckdb.DuckDBPyConnection, route: ListRoute) -> list[bytes]:
     fields = list(route.model.model_fields)
     columns = ", ".join(f'"{name}"' for name in fields)
     result = con.execute(f"SELECT {columns} FROM rows ORDER BY _idx")
-    validate_row = route.model.__pydantic_validator__.validate_python  # model_validate without its wrapper
+    write = serialize.row_writer(route.model, result.description)
     out: list[bytes] = []
     while batch := result.fetchmany(10_000):
-        out.extend(serialize.row(validate_row(dict(zip(fields, values, strict=True)))) for values in batch)
+        out.extend(map(write, batch))
     return out
 
 

@@ -16,6 +16,9 @@ from dataclasses import dataclass
 
 from generator.manifest import Previous, digest
 
+_NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+"""Flags of ``open(path, "xb")``."""
+
 
 class OutputError(Exception):
     """The build tried to write something it must not."""
@@ -188,10 +191,15 @@ class StagedFiles:
         if self._recycled and os.path.lexists(target):
             _clear(target)  # never written into: the recycled file's inode is shared with older outputs
         try:
-            with open(target, "xb") as handle:
-                handle.write(data)
+            handle = os.open(target, _NEW_FILE, 0o666)
         except FileExistsError:
             raise OutputError(f"two writes to the same file: {key}") from None
+        try:  # os calls, not a file object: about 5 µs less per file (16 against 10 on tmpfs)
+            view = memoryview(data)
+            while view:
+                view = view[os.write(handle, view):]
+        finally:
+            os.close(handle)
 
     def write(self, path: str, data: bytes, unit: str = "", inputs: str = "") -> None:
         """Write one file of ``unit`` (or of none: a document rendered every build); ``inputs``: the key of the
