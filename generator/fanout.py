@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import functools
+import gc
 import multiprocessing
 import os
 import signal
@@ -115,12 +116,14 @@ INHERITED = "inherited manifest"
 
 
 def _init_worker(
-    parent: int, staging: str, previous: str | None, code: str | None, recycled: bool, forked: bool
+    parent: int, staging: str, previous: str | None, code: str | None, recycled: bool, forked: bool,
+    gc_thresholds: tuple[int, int, int],
 ) -> None:
     with contextlib.suppress(OSError, AttributeError):  # not Linux: the worker then finishes its route alone
         ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
     if os.getppid() != parent:  # the build died before the line above took effect
         os._exit(1)
+    gc.set_threshold(*gc_thresholds)  # a forked worker has them already, a spawned one not
     digests = _worker.pop(INHERITED, None) if forked else read_previous(previous, code)
     _worker.update(staging=staging, previous=previous, digests=digests, recycled=recycled)
 
@@ -160,7 +163,8 @@ def start_pool(writer: OutputWriter, workers: int) -> ProcessPoolExecutor | None
     method = _start_method()
     pool = ProcessPoolExecutor(
         workers, mp_context=multiprocessing.get_context(method), initializer=_init_worker,
-        initargs=(os.getpid(), str(writer.staging), previous, writer.code, writer.recycled, method == "fork"),
+        initargs=(os.getpid(), str(writer.staging), previous, writer.code, writer.recycled, method == "fork",
+                  gc.get_threshold()),
     )
     if method == "fork":
         _worker[INHERITED] = writer.previous_manifest

@@ -41,13 +41,16 @@ rendered from the inputs ``key`` (and say so), else do nothing and return False.
 
 
 def materialize(con: duckdb.DuckDBPyConnection, route: ListRoute, info: DatasetInfo) -> str:
-    """Create the route's rows as temp table ``rows`` (with ``_idx``, the position in key order, and ``_h`` and
-    ``_g``, two 64-bit DuckDB hashes of the row's content); return a digest of its whole content, which (with the
+    """Create the route's rows as temp table ``rows`` (with ``_idx``, the position in key order, ``_r<i>``, the
+    position under the route's i-th sort value, and ``_h`` and ``_g``, two 64-bit DuckDB hashes of the row's
+    content); return a digest of its whole content, which (with the
     dataset's metadata and the code) determines every page of the route."""
     sql = read_sql(route.rows_sql)
+    ranks = "".join(f"row_number() OVER (ORDER BY {_order_by(route, sort)}) - 1 AS _r{i}, "
+                    for i, sort in enumerate(route.sort_values))
     con.execute(
         f"CREATE OR REPLACE TEMP TABLE rows AS SELECT row_number() OVER (ORDER BY {route.key}) - 1 AS _idx, "
-        f"hash(s)::HUGEINT AS _h, hash(s, 1) AS _g, * FROM ({sql}) s",
+        f"{ranks}hash(s)::HUGEINT AS _h, hash(s, 1) AS _g, * FROM ({sql}) s",
         sql_params(sql, info),
     )
     return content_digest(con, "rows")
@@ -86,8 +89,8 @@ def text_terms(expression: str, prefixes: tuple[int, int] | None) -> str:
     )
 
 
-def _membership(index: int, flt: Filter) -> str:
-    """Lateral unnest giving, per row, every value of ``flt`` the row matches, plus NULL (= filter not applied)."""
+def _matches(flt: Filter) -> str:
+    """A list of every value of ``flt`` a row matches, plus NULL (= filter not applied)."""
     column = flt.column
     if flt.kind == "text":
         values = f"list_append({text_terms(column, flt.prefixes)}, NULL)"
@@ -100,7 +103,7 @@ def _membership(index: int, flt: Filter) -> str:
         values = f"list_append(list_distinct({column}), NULL)"
     else:
         values = f"CASE WHEN {column} IS NULL THEN [NULL] ELSE [{column}, NULL] END"
-    return f"unnest({values}) AS m{index}(f{index})"
+    return values
 
 
 def _typed(flt: Filter, value: str) -> str | int:
@@ -108,7 +111,8 @@ def _typed(flt: Filter, value: str) -> str | int:
 
 
 class Combo(NamedTuple):
-    """One non-empty filter combination: the sorts it publishes, per sort its row indexes in order, and a digest
+    """One non-empty filter combination: the sorts it publishes, per sort its rows' positions under that sort
+    (``_r<i>`` of ``materialize``) in order, and a digest
     of its rows' content (count, sum and xor of their hashes), which determines its pages: the orders and the
     facet counts follow from the rows' content."""
 
@@ -118,7 +122,7 @@ class Combo(NamedTuple):
 
 
 def combinations(con: duckdb.DuckDBPyConnection, route: ListRoute) -> dict[Combination, Combo]:
-    """Every non-empty combination the route publishes: its sort values and, per sort, the ordered row indexes.
+    """Every non-empty combination the route publishes: its sort values and, per sort, its rows in that order.
 
     Each group of combinable filters is one grouped query; the orders a combination does not publish (every
     sort but the default past the route's ``sort_depth`` filters) are not computed. A combination two groups share (the
@@ -128,27 +132,37 @@ def combinations(con: duckdb.DuckDBPyConnection, route: ListRoute) -> dict[Combi
     for group in sorted(route.groups, key=lambda g: not all(f.sortable for f in g)):
         sortable = all(f.sortable for f in group)
         applied = " + ".join(f"(f{i} IS NOT NULL)::INTEGER" for i in range(len(group))) or "0"
-        joins = "".join(f", {_membership(i, f)}" for i, f in enumerate(group))
+        source = "rows"  # each row once per combination of the values it matches: unnest in the select list,
+        for i, f in enumerate(group):  # a tenth of the time of a lateral join's unnest
+            source = f"(SELECT *, unnest({_matches(f)}) AS f{i} FROM {source})"
         keys = "".join(f"f{i}::VARCHAR AS f{i}, " for i in range(len(group)))
-        lists = ", ".join(
-            f"list(_idx ORDER BY {_order_by(route, s)})"
+        lists = ", ".join(  # sorting each list of positions: half the time of an ordered aggregate per group
+            f"list_sort(list(_r{i})"
             + ("" if s == route.default_sort else
                f" FILTER (WHERE {applied} <= {route.sort_depth})" if sortable else " FILTER (WHERE false)")
-            + f" AS s{i}"
+            + f") AS s{i}"
             for i, s in enumerate(everything)
         )
         digest = "count(*)::VARCHAR || ':' || sum(_h)::VARCHAR || ':' || bit_xor(_g)::VARCHAR"
-        query = f"SELECT {keys}{digest}, {lists} FROM rows{joins} {'GROUP BY ALL' if group else ''}"
-        default = everything.index(route.default_sort)
+        mask = " + ".join(f"(f{i} IS NOT NULL)::INTEGER * {1 << i}" for i in range(len(group))) or "0"
+        query = f"SELECT {keys}{digest}, {mask}, {lists} FROM {source} {'GROUP BY ALL' if group else ''}"
+        default, size, names = everything.index(route.default_sort), len(group), [f.name for f in group]
+        applied_sets: dict[int, tuple[list[int], tuple[str, ...], list[int]]] = {}
+        """Bit mask of the filters applied -> their positions, the sorts published and the positions of those."""
         for record in con.execute(query).fetchall():
-            orders = record[len(group) + 1:]
+            orders = record[size + 2:]
             if not orders[default]:
                 continue  # no rows at all: an aggregate without GROUP BY still answers one (empty) record
-            key = frozenset((f.name, v) for f, v in zip(group, record, strict=False) if v is not None)
-            sorts = route.sorts_for({name for name, _ in key})
+            applied = applied_sets.get(record[size + 1])
+            if applied is None:
+                positions = [i for i in range(size) if record[size + 1] >> i & 1]
+                sorts = route.sorts_for({names[i] for i in positions})
+                applied = applied_sets[record[size + 1]] = (positions, sorts, [everything.index(s) for s in sorts])
+            positions, sorts, published = applied
+            key = frozenset([(names[i], record[i]) for i in positions])
             if key in out and len(out[key].sorts) >= len(sorts):
                 continue
-            out[key] = Combo(sorts, tuple(orders[everything.index(s)] for s in sorts), record[len(group)])
+            out[key] = Combo(sorts, tuple([orders[i] for i in published]), record[size])
     return out
 
 
@@ -200,7 +214,8 @@ def _pages(
     route: ListRoute, active: dict[str, str], filters: bytes, sort: str, ids: list[int],
     rows: list[bytes], meta: bytes, first_page_meta: bytes,
 ) -> Iterator[Page]:
-    """The pages of one non-empty result set under one sort; page 1 also carries ``first_page_meta``.
+    """The pages of one non-empty result set under one sort (``ids``: positions in ``rows``, the serialized rows
+    in that sort's order); page 1 also carries ``first_page_meta``.
 
     Each page is ``{"data", "meta": {total, page, per_page, pages, sort, filters, **meta, **first_page_meta},
     "links"}``, assembled from fragments serialized once per result set (``meta``: the members of the route's
@@ -263,6 +278,10 @@ def render(
     rendered carry the key in ``Page.inputs``. The values each filter takes alone (the ones that have files) go
     into ``domains_out``."""
     rows = load_rows(con, route)
+    ranked = {  # the serialized rows in each sort's order
+        sort: [rows[i] for (i,) in con.execute(f"SELECT _idx FROM rows ORDER BY _r{n}").fetchall()]
+        for n, sort in enumerate(route.sort_values)
+    }
     meta = serialize.members(base_meta(info))
     combos = combinations(con, route)
     refinements = facets(route, combos)
@@ -280,5 +299,5 @@ def render(
         filters = serialize.dumps({f.name: _typed(f, active[f.name]) for f in route.filters if f.name in active})
         for sort, ids in zip(sorts, lists, strict=True):
             first = _facet_meta(route, active, sort, refinements.get(key, {}))
-            for page in _pages(route, active, filters, sort, ids, rows, meta, first):
+            for page in _pages(route, active, filters, sort, ids, ranked[sort], meta, first):
                 yield Page(page.path, page.body, inputs) if inputs else page
