@@ -25,12 +25,11 @@ from generator.load import DATASET_INFO_FILE
 from generator.registry import DETAIL_ROUTES, DOCUMENT_ROUTES, EXPORT_ROUTE, LIST_ROUTES, ListRoute
 from generator.reload import validate_into
 from generator.schema import TABLES
+from generator.staged import BOOKKEEPING
 from generator.templates import TEMPLATE_DIR
 from generator.writer import Changes, OutputError, OutputLock, OutputWriter, real_output, recover
 
 OUTPUT_MARKER = ".company-ipo-api"
-BOOKKEEPING = "bookkeeping"
-"""The kind of the generator's own files in the output (marker, digest manifest): dotfiles no deploy publishes."""
 """File that marks a folder as this generator's output; any other non-empty folder is never replaced."""
 HEADERS_FILE = "/_headers"
 """Response headers for hosts that read a _headers file (the same rules as netlify.toml's [[headers]])."""
@@ -121,41 +120,13 @@ class BuildReport:
 Progress = Callable[[str], None]
 
 
-def _kind(path: str, unit: str) -> str:
-    if path.startswith("."):
-        return BOOKKEEPING
-    if unit.startswith("listing:"):
-        return "listing"
-    return "export" if unit.startswith("export/") else "detail" if unit else "document"
-
-
 def _count_by_kind(report: BuildReport, writer: OutputWriter) -> None:
-    """Files and bytes of the output by endpoint and by kind, from what the writer wrote or carried over."""
-    files: Counter[tuple[str, str]] = Counter()
-    sizes: Counter[tuple[str, str]] = Counter()
-    kinds: dict[str, str] = {}
-    units = writer.file_units
-    for path, (_, size) in writer.digests.items():
-        unit = units.get(path, "")
-        kind = kinds.get(unit) if unit else _kind(path, "")
-        if kind is None:  # a unit's files are all of one kind
-            kind = kinds[unit] = _kind(path, unit)
-        group = (kind, _endpoint_of(path))
-        files[group] += 1
-        sizes[group] += size
-    for (kind, endpoint), count in files.items():
-        report.files_by_kind[kind] += count
-        report.bytes_by_kind[kind] += sizes[kind, endpoint]
-        report.files_by_endpoint[endpoint] += count
-        report.bytes_by_endpoint[endpoint] += sizes[kind, endpoint]
-
-
-def _endpoint_of(path: str) -> str:
-    """``api/<endpoint>`` (a folder or a file), or the first part of a path outside ``api/``."""
-    if path.startswith("api/"):
-        end = path.find("/", 4)
-        return path if end < 0 else path[:end]
-    return path.split("/", 1)[0]
+    """Files and bytes of the output by endpoint and by kind, as the writer and its workers counted them."""
+    for (kind, endpoint), (files, size) in writer.stats.groups.items():
+        report.files_by_kind[kind] += files
+        report.bytes_by_kind[kind] += size
+        report.files_by_endpoint[endpoint] += files
+        report.bytes_by_endpoint[endpoint] += size
 
 
 def _check_output_folder(out: Path) -> None:

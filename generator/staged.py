@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import shutil
 import stat
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from generator.manifest import Previous, digest
 
@@ -30,11 +30,39 @@ class WriteStats:
     bytes: int = 0
     written: int = 0
     """Files whose content changed or that are new (the rest were carried over by hard link)."""
+    groups: dict[tuple[str, str], list[int]] = field(default_factory=dict)
+    """(kind, endpoint) -> [files, bytes] (``kind_of``, ``endpoint_of``), counted as each file is recorded."""
 
     def add(self, other: WriteStats) -> None:
         self.files += other.files
         self.bytes += other.bytes
         self.written += other.written
+        for group, (files, size) in other.groups.items():
+            counts = self.groups.setdefault(group, [0, 0])
+            counts[0] += files
+            counts[1] += size
+
+
+BOOKKEEPING = "bookkeeping"
+"""The kind of the generator's own files in the output (marker, digest manifest): dotfiles no deploy publishes."""
+
+
+def kind_of(path: str, unit: str) -> str:
+    """What a file is, by its unit: a listing page, a detail (profile), an export, a document (OpenAPI, landing
+    page, problems) or bookkeeping."""
+    if path.startswith("."):
+        return BOOKKEEPING
+    if unit.startswith("listing:"):
+        return "listing"
+    return "export" if unit.startswith("export/") else "detail" if unit else "document"
+
+
+def endpoint_of(path: str) -> str:
+    """``api/<endpoint>`` (a folder or a file), or the first part of a path outside ``api/``."""
+    if path.startswith("api/"):
+        end = path.find("/", 4)
+        return path if end < 0 else path[:end]
+    return path.split("/", 1)[0]
 
 
 def _same_inode(a: str, b: str) -> bool:
@@ -110,6 +138,8 @@ class StagedFiles:
         self._dirs: set[str] = {staging.rstrip("/")}
         """Folders made or checked (the staging folder itself: made by ``OutputWriter``)."""
         self.stats = WriteStats()
+        self._kinds: dict[str, str] = {}
+        """Unit -> the kind of its files (one per unit)."""
         self.digests: dict[str, tuple[str, int]] = {}
         """What this writer wrote: path -> (digest, size)."""
         self.rewritten: set[str] = set()
@@ -295,8 +325,19 @@ class StagedFiles:
         return _same_file_content(old, data)
 
     def _record(self, key: str, hexdigest: str, size: int, unit: str, *, written: bool) -> None:
-        self.stats.files += 1
-        self.stats.bytes += size
+        stats = self.stats
+        stats.files += 1
+        stats.bytes += size
+        kind = self._kinds.get(unit) if unit else None  # a unit's files are all of one kind
+        if kind is None:
+            kind = kind_of(key, unit)
+            if unit:
+                self._kinds[unit] = kind
+        counts = stats.groups.get((kind, endpoint_of(key)))
+        if counts is None:
+            counts = stats.groups[kind, endpoint_of(key)] = [0, 0]
+        counts[0] += 1
+        counts[1] += size
         self.stats.written += written
         self.digests[key] = (hexdigest, size)
         if unit:
