@@ -19,7 +19,20 @@ import duckdb
 import jinja2
 import pydantic
 
-from generator import configs, exports, fanout, openapi, problems, queries, recycle, reload, serialize, tablewise
+from generator import (
+    configs,
+    exports,
+    fanout,
+    landing,
+    openapi,
+    problems,
+    queries,
+    recycle,
+    reload,
+    serialize,
+    tablewise,
+    templates,
+)
 from generator.landing import landing_page
 from generator.load import DATASET_INFO_FILE
 from generator.registry import DETAIL_ROUTES, DOCUMENT_ROUTES, EXPORT_ROUTE, LIST_ROUTES, ListRoute
@@ -258,6 +271,8 @@ def _build(config: BuildConfig, out: Path, progress: Progress, committed: list[b
             if workers:  # the worker processes render the listings and profiles meanwhile
                 progress(f"listings and profiles: rendered by {workers} worker processes")
                 write_exports()
+                openapi.prepare(info)  # and what the documents need, while waiting
+                templates.load(landing.TEMPLATE)
             progress("listings" + (": waiting for the workers" if workers else ""))
             results = listings.results()
             stage("listings")

@@ -41,19 +41,24 @@ rendered from the inputs ``key`` (and say so), else do nothing and return False.
 
 
 def materialize(con: duckdb.DuckDBPyConnection, route: ListRoute, info: DatasetInfo) -> str:
-    """Create the route's rows as temp table ``rows`` (with ``_idx``, the position in key order, ``_r<i>``, the
-    position under the route's i-th sort value, and ``_h`` and ``_g``, two 64-bit DuckDB hashes of the row's
-    content); return a digest of its whole content, which (with the
+    """Create the route's rows as temp table ``rows`` (with ``_idx``, the position in key order, and ``_h`` and
+    ``_g``, two 64-bit DuckDB hashes of the row's content); return a digest of its whole content, which (with the
     dataset's metadata and the code) determines every page of the route."""
     sql = read_sql(route.rows_sql)
-    ranks = "".join(f"row_number() OVER (ORDER BY {_order_by(route, sort)}) - 1 AS _r{i}, "
-                    for i, sort in enumerate(route.sort_values))
     con.execute(
         f"CREATE OR REPLACE TEMP TABLE rows AS SELECT row_number() OVER (ORDER BY {route.key}) - 1 AS _idx, "
-        f"{ranks}hash(s)::HUGEINT AS _h, hash(s, 1) AS _g, * FROM ({sql}) s",
+        f"hash(s)::HUGEINT AS _h, hash(s, 1) AS _g, * FROM ({sql}) s",
         sql_params(sql, info),
     )
     return content_digest(con, "rows")
+
+
+def rank(con: duckdb.DuckDBPyConnection, route: ListRoute) -> None:
+    """Add ``_r<i>`` to ``rows``: each row's position under the route's i-th sort value (only a route that renders
+    needs them)."""
+    ranks = ", ".join(f"row_number() OVER (ORDER BY {_order_by(route, sort)}) - 1 AS _r{i}"
+                      for i, sort in enumerate(route.sort_values))
+    con.execute(f"CREATE OR REPLACE TEMP TABLE rows AS SELECT *, {ranks} FROM rows")
 
 
 def load_rows(con: duckdb.DuckDBPyConnection, route: ListRoute) -> list[bytes]:
@@ -122,7 +127,8 @@ class Combo(NamedTuple):
 
 
 def combinations(con: duckdb.DuckDBPyConnection, route: ListRoute) -> dict[Combination, Combo]:
-    """Every non-empty combination the route publishes: its sort values and, per sort, its rows in that order.
+    """Every non-empty combination the route publishes: its sort values and, per sort, its rows in that order
+    (``rows`` ranked by ``rank``).
 
     Each group of combinable filters is one grouped query; the orders a combination does not publish (every
     sort but the default past the route's ``sort_depth`` filters) are not computed. A combination two groups share (the
@@ -278,6 +284,7 @@ def render(
     rendered carry the key in ``Page.inputs``. The values each filter takes alone (the ones that have files) go
     into ``domains_out``."""
     rows = load_rows(con, route)
+    rank(con, route)
     ranked = {  # the serialized rows in each sort's order
         sort: [rows[i] for (i,) in con.execute(f"SELECT _idx FROM rows ORDER BY _r{n}").fetchall()]
         for n, sort in enumerate(route.sort_values)

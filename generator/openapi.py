@@ -254,6 +254,12 @@ def _export_file_operations(route: ExportRoute) -> dict[str, Any]:
     }
 
 
+def prepare(info: DatasetInfo) -> None:
+    """Make what ``document`` needs that does not depend on the listings (the models' JSON schemas, cached) ahead
+    of it: a build does it while its worker processes render."""
+    document(info, {r.name: {f.name: [] for f in r.filters} for r in ROUTES if isinstance(r, ListRoute)})
+
+
 def document(info: DatasetInfo, domains: dict[str, dict[str, list[str]]]) -> dict[str, Any]:
     """The whole OpenAPI document; ``domains`` maps route name -> filter name -> allowed values."""
     schemas = SchemaRegistry()

@@ -9,6 +9,7 @@ written as the referenced schema inlined with ``nullable: true``.
 from __future__ import annotations
 
 import copy
+import functools
 from collections.abc import Iterator
 from typing import Any
 
@@ -72,6 +73,13 @@ def resolve_nullable_refs(schema: Any, components: dict[str, Any]) -> Any:
     return out
 
 
+@functools.cache
+def json_schema(model: type[BaseModel], mode: str) -> dict[str, Any]:
+    """pydantic's JSON schema of a model, made once per process (read only: ``to_openapi_30`` copies what it
+    rewrites)."""
+    return model.model_json_schema(ref_template=REF_PREFIX + "{model}", mode=mode)  # type: ignore[arg-type]
+
+
 class SchemaRegistry:
     """Component schemas by name; a name is refused when two different schemas would share it."""
 
@@ -85,7 +93,7 @@ class SchemaRegistry:
         return {"$ref": f"{REF_PREFIX}{name}"}
 
     def ref(self, model: type[BaseModel], name: str | None = None, mode: str = "serialization") -> dict[str, str]:
-        schema = model.model_json_schema(ref_template=REF_PREFIX + "{model}", mode=mode)  # type: ignore[arg-type]
+        schema = json_schema(model, mode)
         for def_name, definition in schema.get("$defs", {}).items():
             self.add(def_name, to_openapi_30(definition))
         return self.add(name or model.__name__, to_openapi_30(schema))

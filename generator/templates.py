@@ -21,3 +21,8 @@ _environment = jinja2.Environment(
 
 def render(name: str, **context: object) -> str:
     return _environment.get_template(name).render(**context)
+
+
+def load(name: str) -> None:
+    """Compile a template ahead of its first ``render`` (the environment keeps it)."""
+    _environment.get_template(name)
