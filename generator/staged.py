@@ -173,10 +173,15 @@ class StagedFiles:
         """Make ``folder`` and its missing parents: one call for a folder whose parent is known to exist.
 
         In a recycled folder, each folder is checked once, parents first, to be a real folder (not a link, which a
-        write could follow out of the staging folder, nor a file): anything else there is replaced by one."""
+        write could follow out of the staging folder, nor a file): anything else there is replaced by one. Most
+        folders are there already, so it looks before it makes (one call where it is)."""
         parent = folder[: folder.rindex("/")]
-        if self._recycled and parent not in self._dirs:
-            self._mkdir(parent)
+        if self._recycled:
+            if parent not in self._dirs:
+                self._mkdir(parent)
+            if _real_folder(folder):
+                self._dirs.add(folder)
+                return
         try:
             os.mkdir(folder)
         except FileExistsError:
