@@ -19,6 +19,10 @@ For each size — ``embedded`` (``data/``, or ``tests/fixtures/tiny`` while ``da
 With ``--rounds N`` each size is measured N times over (clean build, floor, rebuilds) and the targets are checked
 against the median ratios; the report lists every round.
 
+Nothing is deleted between measurements: a tree the benchmark is done with is moved into ``<work>/trash`` and
+the trash is deleted after the last measurement (``Trash``: on a disk mounted with ``discard``, a deleted tree
+slows the next minutes' writes).
+
 Each build runs in its own process. A watchdog kills a build that would leave less than ``--min-free-gb`` of disk
 or ``--min-free-inodes`` inodes on the work folder's filesystem, so a run that outgrows the machine reports that
 instead of filling the disk.
@@ -212,6 +216,28 @@ def inventory(root: Path) -> dict[str, int]:
     return found
 
 
+class Trash:
+    """Trees the benchmark is done with: moved aside (one rename each) and deleted only after the last measurement.
+
+    This disk is mounted with ``discard``: deleting a tree of 126k files (600 MB) slowed its writes for minutes
+    (the 10k I/O floor took 7-8 s before such a delete and 55-65 s in the minute after it), and so would every
+    step measured after the delete."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.count = 0
+
+    def put(self, path: Path) -> None:
+        if path.exists() or path.is_symlink():
+            self.folder.mkdir(parents=True, exist_ok=True)
+            self.count += 1
+            os.rename(path, self.folder / f"{self.count}-{path.name}")
+
+    def empty(self) -> None:
+        if self.folder.exists():
+            shutil.rmtree(self.folder)
+
+
 def link_tree(files: dict[str, int], source: Path, target: Path) -> None:
     """Hard-link every file of ``source`` into ``target``: keeps the old bytes alive across a rebuild."""
     made: set[str] = set()
@@ -296,10 +322,9 @@ def change_one_company(data: Path) -> str:
     return f"company id {row[0]} ({row[header.index('slug')]}): valuation_usd {old:,} -> {int(row[column]):,}"
 
 
-def prepare(label: str, work: Path, seed: int) -> SizeResult:
+def prepare(label: str, work: Path, seed: int, trash: Trash) -> SizeResult:
     data = work / "data"
-    if data.exists():
-        shutil.rmtree(data)
+    trash.put(data)
     if label == "embedded":
         check = subprocess.run([sys.executable, "-m", "generator", "check", "--data", str(EMBEDDED)], cwd=ROOT,
                                capture_output=True, text=True)
@@ -332,21 +357,20 @@ def _say(label: str, what: str, run: BuildRun) -> None:
 
 
 def bench_size(
-    label: str, work: Path, seed: int, watchdog: Watchdog, keep: bool, build_only: bool = False,
+    label: str, work: Path, seed: int, watchdog: Watchdog, keep: bool, trash: Trash, build_only: bool = False,
     no_rebuilds: bool = False, rounds: int = 1,
 ) -> SizeResult:
     work.mkdir(parents=True, exist_ok=True)
-    result = prepare(label, work, seed)
+    result = prepare(label, work, seed, trash)
     data, out, fresh, snapshot = work / "data", work / "dist", work / "floor", work / "snapshot"
     (work / "build.log").unlink(missing_ok=True)
     try:
         for number in range(1, (1 if build_only else rounds) + 1):
             for leftover in (out, fresh, snapshot, work / ".dist.staging", work / ".dist.retired"):
-                if leftover.exists():
-                    shutil.rmtree(leftover)
+                trash.put(leftover)
             if rounds > 1:
                 print(f"[{label}] round {number} of {rounds}", file=sys.stderr)
-            _round(label, data, work, watchdog, result, build_only, no_rebuilds)
+            _round(label, data, work, watchdog, result, trash, build_only, no_rebuilds)
             result.rounds.append({
                 "build": result.build.seconds if result.build else None, "floor": result.floor_seconds,
                 "noop": result.noop.seconds if result.noop else None,
@@ -355,9 +379,8 @@ def bench_size(
     except Aborted as error:
         result.notes.append(f"incomplete: {error}")
     finally:
-        for folder in (fresh, snapshot) if keep else (fresh, snapshot, out):
-            if folder.exists():
-                shutil.rmtree(folder)
+        for folder in (fresh, snapshot) if keep else (fresh, snapshot, out, work / ".dist.retired"):
+            trash.put(folder)
     if build_only:
         result.notes.append("build only (--build-only): no I/O floor, no rebuilds")
     elif no_rebuilds:
@@ -366,7 +389,8 @@ def bench_size(
 
 
 def _round(
-    label: str, data: Path, work: Path, watchdog: Watchdog, result: SizeResult, build_only: bool, no_rebuilds: bool,
+    label: str, data: Path, work: Path, watchdog: Watchdog, result: SizeResult, trash: Trash, build_only: bool,
+    no_rebuilds: bool,
 ) -> None:
     """One clean build, then (unless told otherwise) its I/O floor, a forced no-op rebuild and a one-company
     change; the figures go into ``result`` (a later round's replace an earlier one's)."""
@@ -380,7 +404,7 @@ def _round(
     print(f"[{label}] I/O floor ({len(files):,} files)", file=sys.stderr)
     result.floor_seconds = io_floor(sorted(files), out, fresh)
     print(f"[{label}] I/O floor: {result.floor_seconds:.1f} s", file=sys.stderr, flush=True)
-    shutil.rmtree(fresh)
+    trash.put(fresh)
     if no_rebuilds:
         return
 
@@ -391,7 +415,7 @@ def _round(
     result.noop = run_build(data, out, work, watchdog, force=True)
     compare_rebuild(files, snapshot, out, result.noop)
     _say(label, "forced no-op rebuild", result.noop)
-    shutil.rmtree(snapshot)
+    trash.put(snapshot)
 
     print(f"[{label}] rebuild after a one-company change", file=sys.stderr)
     files = inventory(out)
@@ -400,7 +424,7 @@ def _round(
     result.change = run_build(data, out, work, watchdog)
     compare_rebuild(files, snapshot, out, result.change)
     _say(label, "one-company change", result.change)
-    shutil.rmtree(snapshot)
+    trash.put(snapshot)
 
 
 # --- report ----------------------------------------------------------------------------------------------------
@@ -593,20 +617,29 @@ def main(argv: list[str] | None = None) -> None:
     argv = sys.argv[1:] if argv is None else argv
     args.work.mkdir(parents=True, exist_ok=True)
     watchdog = Watchdog(args.work, int(args.min_free_gb * 1e9), args.min_free_inodes)
+    trash = Trash(args.work / "trash")
+    if trash.folder.exists():  # left by an interrupted run: deleted before anything is measured, then let settle
+        print("deleting the trash of an earlier run (then 60 s for the disk to settle)", file=sys.stderr)
+        trash.empty()
+        os.sync()
+        time.sleep(60)
     results: list[SizeResult] = []
-    for label in (s.strip() for s in args.sizes.split(",") if s.strip()):
-        if label != "embedded" and not label.isdigit():
-            parser.error(f"unknown size {label!r}")
-        build_only = label in args.build_only.split(",")
-        no_rebuilds = label in args.no_rebuilds.split(",")
-        result = bench_size(label, args.work / label, args.seed, watchdog, args.keep, build_only, no_rebuilds,
-                            args.rounds)
-        results.append(result)
-        (args.work / "results.json").write_text(json.dumps([asdict(r) for r in results], indent=2, default=str),
-                                                encoding="utf-8")
-        report = markdown(results, argv)
-        if args.markdown:
-            args.markdown.write_text(report, encoding="utf-8")
+    try:
+        for label in (s.strip() for s in args.sizes.split(",") if s.strip()):
+            if label != "embedded" and not label.isdigit():
+                parser.error(f"unknown size {label!r}")
+            build_only = label in args.build_only.split(",")
+            no_rebuilds = label in args.no_rebuilds.split(",")
+            result = bench_size(label, args.work / label, args.seed, watchdog, args.keep, trash, build_only,
+                                no_rebuilds, args.rounds)
+            results.append(result)
+            (args.work / "results.json").write_text(
+                json.dumps([asdict(r) for r in results], indent=2, default=str), encoding="utf-8")
+            report = markdown(results, argv)
+            if args.markdown:
+                args.markdown.write_text(report, encoding="utf-8")
+    finally:
+        trash.empty()  # after the last measurement
     print(markdown(results, argv))
 
 
