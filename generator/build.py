@@ -33,7 +33,6 @@ from generator import (
     tablewise,
     templates,
 )
-from generator.landing import landing_page
 from generator.load import DATASET_INFO_FILE
 from generator.registry import DETAIL_ROUTES, DOCUMENT_ROUTES, EXPORT_ROUTE, LIST_ROUTES, ListRoute
 from generator.reload import validate_into
@@ -286,7 +285,7 @@ def _build(config: BuildConfig, out: Path, progress: Progress, committed: list[b
         progress("docs: openapi, landing page, errors")
         emit(DOCUMENT_ROUTES[0].file, serialize.document(openapi.document(info, domains)))
         examples["openapi"] = [DOCUMENT_ROUTES[0].path]
-        emit("/index.html", landing_page(info, examples))
+        emit("/index.html", landing.landing_page(info, examples))
         for path, body in problems.problem_files():
             emit(path, body)
         emit(HEADERS_FILE, configs.headers_file().encode())

@@ -19,9 +19,12 @@ import duckdb
 
 from generator import serialize
 from generator.manifest import unit_key
-from generator.queries import base_meta, content_digest, read_sql, sql_params
+from generator.queries import base_meta, read_sql, rows_digest, sql_params
 from generator.registry import FACET_LIMIT, WORD_MAX, Filter, ListRoute
 from generator.schema import DatasetInfo
+
+ROWS_DIGEST_OF_HASHES = rows_digest("_h", "_g")
+"""The digest of rows of ``rows`` from the hashes ``materialize`` made (a route's, a combination's)."""
 
 Combination = frozenset[tuple[str, str]]
 """Applied filters as (name, value-as-in-URLs) pairs; the empty set is the unfiltered listing."""
@@ -42,15 +45,17 @@ rendered from the inputs ``key`` (and say so), else do nothing and return False.
 
 def materialize(con: duckdb.DuckDBPyConnection, route: ListRoute, info: DatasetInfo) -> str:
     """Create the route's rows as temp table ``rows`` (with ``_idx``, the position in key order, and ``_h`` and
-    ``_g``, two 64-bit DuckDB hashes of the row's content); return a digest of its whole content, which (with the
-    dataset's metadata and the code) determines every page of the route."""
+    ``_g``, two 64-bit DuckDB hashes of the row's content); return a digest of its rows' content (``rows_digest``
+    of those hashes; their order follows from it), which with the dataset's metadata and the code determines
+    every page of the route."""
     sql = read_sql(route.rows_sql)
     con.execute(
         f"CREATE OR REPLACE TEMP TABLE rows AS SELECT row_number() OVER (ORDER BY {route.key}) - 1 AS _idx, "
         f"hash(s)::HUGEINT AS _h, hash(s, 1) AS _g, * FROM ({sql}) s",
         sql_params(sql, info),
     )
-    return content_digest(con, "rows")
+    found = con.execute(f"SELECT {ROWS_DIGEST_OF_HASHES} FROM rows").fetchone()
+    return str(found[0]) if found else ""
 
 
 def rank(con: duckdb.DuckDBPyConnection, route: ListRoute) -> None:
@@ -117,9 +122,8 @@ def _typed(flt: Filter, value: str) -> str | int:
 
 class Combo(NamedTuple):
     """One non-empty filter combination: the sorts it publishes, per sort its rows' positions under that sort
-    (``_r<i>`` of ``materialize``) in order, and a digest
-    of its rows' content (count, sum and xor of their hashes), which determines its pages: the orders and the
-    facet counts follow from the rows' content."""
+    (``_r<i>`` of ``rank``) in order, and a digest of its rows' content (``ROWS_DIGEST_OF_HASHES``), which
+    determines its pages: the orders and the facet counts follow from the rows' content."""
 
     sorts: tuple[str, ...]
     lists: tuple[list[int], ...]
@@ -149,9 +153,8 @@ def combinations(con: duckdb.DuckDBPyConnection, route: ListRoute) -> dict[Combi
             + f") AS s{i}"
             for i, s in enumerate(everything)
         )
-        digest = "count(*)::VARCHAR || ':' || sum(_h)::VARCHAR || ':' || bit_xor(_g)::VARCHAR"
         mask = " + ".join(f"(f{i} IS NOT NULL)::INTEGER * {1 << i}" for i in range(len(group))) or "0"
-        query = f"SELECT {keys}{digest}, {mask}, {lists} FROM {source} {'GROUP BY ALL' if group else ''}"
+        query = f"SELECT {keys}{ROWS_DIGEST_OF_HASHES}, {mask}, {lists} FROM {source} {'GROUP BY ALL' if group else ''}"
         default, size, names = everything.index(route.default_sort), len(group), [f.name for f in group]
         applied_sets: dict[int, tuple[list[int], tuple[str, ...], list[int]]] = {}
         """Bit mask of the filters applied -> their positions, the sorts published and the positions of those."""
@@ -159,12 +162,13 @@ def combinations(con: duckdb.DuckDBPyConnection, route: ListRoute) -> dict[Combi
             orders = record[size + 2:]
             if not orders[default]:
                 continue  # no rows at all: an aggregate without GROUP BY still answers one (empty) record
-            applied = applied_sets.get(record[size + 1])
-            if applied is None:
-                positions = [i for i in range(size) if record[size + 1] >> i & 1]
+            bits = record[size + 1]
+            found = applied_sets.get(bits)
+            if found is None:
+                positions = [i for i in range(size) if bits >> i & 1]
                 sorts = route.sorts_for({names[i] for i in positions})
-                applied = applied_sets[record[size + 1]] = (positions, sorts, [everything.index(s) for s in sorts])
-            positions, sorts, published = applied
+                found = applied_sets[bits] = (positions, sorts, [everything.index(s) for s in sorts])
+            positions, sorts, published = found
             key = frozenset([(names[i], record[i]) for i in positions])
             if key in out and len(out[key].sorts) >= len(sorts):
                 continue

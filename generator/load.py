@@ -183,10 +183,19 @@ def _key_of(row: dict[str, object], columns: tuple[str, ...]) -> object:
     return row[columns[0]] if len(columns) == 1 else tuple(row[c] for c in columns)
 
 
-def _check_keys(tables: dict[str, ParsedTable], issues: list[Issue]) -> None:
-    """Primary keys and unique columns are unique; every foreign key points at an existing row."""
-    for parsed in tables.values():
-        check_unique(parsed, issues)
+def read_table(data_dir: Path, table: Table, as_of: dt.date | None, issues: list[Issue]) -> ParsedTable:
+    """Parse and validate one table's file and check what concerns it alone: its key and unique columns, its
+    slugs and (with the dataset's ``as_of``) its dates. References across tables are checked apart."""
+    parsed = read_rows(data_dir / table.file_name, table, issues)
+    check_unique(parsed, issues)
+    check_slugs({table.name: parsed}, issues)
+    if as_of is not None:
+        check_dates({table.name: parsed}, as_of, issues)
+    return parsed
+
+
+def _check_references(tables: dict[str, ParsedTable], issues: list[Issue]) -> None:
+    """Every foreign key points at an existing row."""
     targets: dict[tuple[str, str], set[str]] = {}
     for parsed in tables.values():
         for fk in parsed.table.foreign_keys:
@@ -285,11 +294,9 @@ def validate(data_dir: Path) -> tuple[DatasetInfo, dict[str, ParsedTable]]:
     except DataError as error:
         issues.extend(error.issues)
         info = None
-    tables = {table.name: read_rows(data_dir / table.file_name, table, issues) for table in TABLES}
-    _check_keys(tables, issues)
-    check_slugs(tables, issues)
-    if info is not None:
-        check_dates(tables, info.as_of, issues)
+    as_of = info.as_of if info is not None else None
+    tables = {table.name: read_table(data_dir, table, as_of, issues) for table in TABLES}
+    _check_references(tables, issues)
     if issues or info is None:
         raise DataError(issues)
     return info, tables

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import duckdb
-
 from generator.schema import DatasetInfo
 
 SQL_DIR = Path(__file__).parent / "sql"
@@ -23,17 +21,16 @@ def base_meta(info: DatasetInfo) -> dict[str, object]:
     return {"as_of": info.as_of.isoformat(), "disclaimer": info.disclaimer}
 
 
-ROWS_DIGEST = (
-    "count(*)::VARCHAR || ':' || coalesce(sum(hash(r)::HUGEINT), 0)::VARCHAR || ':' "
-    "|| coalesce(bit_xor(hash(r, 1)), 0)::VARCHAR"
-)
-"""SQL aggregate over rows ``r``: their count, and the sum and the xor of two 64-bit DuckDB hashes of each whole
-row. It does not depend on the rows' order, so rows whose order matters carry their position as a column
-(``listing.materialize``: ``_idx``), or their content decides it. Six times faster than sha256 over the rows'
-text; the DuckDB version is part of the code fingerprint that every key depends on."""
+def rows_digest(first: str = "hash(r)::HUGEINT", second: str = "hash(r, 1)") -> str:
+    """SQL aggregate over rows: their count, and the sum and the xor of two 64-bit DuckDB hashes of each row
+    (by default of each whole row ``r``; or columns holding hashes made before). It does not depend on the rows'
+    order, so rows whose order matters carry their position as a column, or their content decides it. Six times
+    faster than sha256 over the rows' text; the DuckDB version is part of the code fingerprint that every key
+    depends on."""
+    return (f"count(*)::VARCHAR || ':' || coalesce(sum({first}), 0)::VARCHAR || ':' "
+            f"|| coalesce(bit_xor({second}), 0)::VARCHAR")
 
 
-def content_digest(con: duckdb.DuckDBPyConnection, relation: str) -> str:
-    """A digest of every row of a table or view (every column): ``ROWS_DIGEST``."""
-    found = con.execute(f"SELECT {ROWS_DIGEST} FROM {relation} r").fetchone()
-    return str(found[0]) if found else ""
+ROWS_DIGEST = rows_digest()
+"""``rows_digest`` of whole rows ``r``."""
+

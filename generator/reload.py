@@ -87,11 +87,7 @@ def _changed_only(con: duckdb.DuckDBPyConnection, data_dir: Path, reuse: dict[st
     except (DataError, duckdb.Error):
         return None
     issues: list[Issue] = []
-    parsed = {t.name: load.read_rows(data_dir / t.file_name, t, issues) for t in TABLES if t.name not in reuse}
-    for table in parsed.values():
-        load.check_unique(table, issues)
-    load.check_slugs(parsed, issues)
-    load.check_dates(parsed, info.as_of, issues)
+    parsed = {t.name: load.read_table(data_dir, t, info.as_of, issues) for t in TABLES if t.name not in reuse}
     if issues or not _references_hold(con, parsed, issues):
         return None
     load.load_into(con, parsed)

@@ -103,19 +103,21 @@ def row_writer(model: type[BaseModel], columns: Sequence[Sequence[object]]) -> C
     values straight (three times faster than validating a model per row; a float that is not finite is refused,
     as the model refuses it); else each row goes through the model."""
     fields = list(model.model_fields)
-    names = [column[0] for column in columns]
     validate = model.__pydantic_validator__.validate_python
-    if names != fields or not all(
+
+    through_model = lambda values: row(validate(dict(zip(fields, values, strict=True))))  # noqa: E731
+
+    if [column[0] for column in columns] != fields or not all(
         _written_alike(column[1], model.model_fields[name].annotation, top=True) for name, column in zip(
             fields, columns, strict=True)):
-        return lambda values: row(validate(dict(zip(fields, values, strict=True))))
+        return through_model
     floats = [i for i, name in enumerate(fields) if float in leaf_types(model.model_fields[name].annotation)]
 
     def write(values: Sequence[object]) -> bytes:
         for i in floats:
             value = values[i]
             if value is not None and not math.isfinite(value):  # type: ignore[arg-type]
-                return row(validate(dict(zip(fields, values, strict=True))))  # raises: the model refuses it
+                return through_model(values)  # raises: the model refuses it
         return to_json(dict(zip(fields, values, strict=True)))
 
     return write

@@ -50,10 +50,7 @@ def check_table(data_dir: str, name: str, as_of: dt.date, parquet: str) -> Table
     """Read, validate and check one table; if it has no problem, load it and write it to ``parquet``."""
     table = next(t for t in TABLES if t.name == name)
     issues: list[Issue] = []
-    parsed = load.read_rows(Path(data_dir) / table.file_name, table, issues)
-    load.check_unique(parsed, issues)
-    load.check_slugs({name: parsed}, issues)
-    load.check_dates({name: parsed}, as_of, issues)
+    parsed = load.read_table(Path(data_dir), table, as_of, issues)
     if issues or parsed.broken:
         return TableCheck(name, clean=False)
     check = TableCheck(name, clean=True, keys={column: load.key_values(parsed, column) for column in _targets(table)})
