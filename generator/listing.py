@@ -9,10 +9,8 @@ deeper (their row counts are the facet counts, their first pages the facet URLs)
 
 from __future__ import annotations
 
-import math
 from collections import defaultdict
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from typing import NamedTuple
 
 import duckdb
@@ -30,8 +28,7 @@ Combination = frozenset[tuple[str, str]]
 """Applied filters as (name, value-as-in-URLs) pairs; the empty set is the unfiltered listing."""
 
 
-@dataclass(frozen=True)
-class Page:
+class Page(NamedTuple):
     path: str
     body: bytes
     inputs: str = ""
@@ -122,17 +119,19 @@ def _typed(flt: Filter, value: str) -> str | int:
 
 class Combo(NamedTuple):
     """One non-empty filter combination: the sorts it publishes, per sort its rows' positions under that sort
-    (``_r<i>`` of ``rank``) in order, and a digest of its rows' content (``ROWS_DIGEST_OF_HASHES``), which
-    determines its pages: the orders and the facet counts follow from the rows' content."""
+    (``_r<i>`` of ``rank``) in order, and its key: a digest of its rows' content (``ROWS_DIGEST_OF_HASHES``) and
+    of ``combinations``' ``salt``. With the code and its folder (its filters, hence its sorts), the key determines
+    its pages: the orders and the facet counts follow from the rows' content."""
 
     sorts: tuple[str, ...]
     lists: tuple[list[int], ...]
-    digest: str
+    key: str
 
 
-def combinations(con: duckdb.DuckDBPyConnection, route: ListRoute) -> dict[Combination, Combo]:
+def combinations(con: duckdb.DuckDBPyConnection, route: ListRoute, salt: str = "") -> dict[Combination, Combo]:
     """Every non-empty combination the route publishes: its sort values and, per sort, its rows in that order
-    (``rows`` ranked by ``rank``).
+    (``rows`` ranked by ``rank``), and its key (``Combo.key``; ``salt``: what else its pages depend on, made of
+    URL-safe characters).
 
     Each group of combinable filters is one grouped query; the orders a combination does not publish (every
     sort but the default past the route's ``sort_depth`` filters) are not computed. A combination two groups share (the
@@ -154,7 +153,8 @@ def combinations(con: duckdb.DuckDBPyConnection, route: ListRoute) -> dict[Combi
             for i, s in enumerate(everything)
         )
         mask = " + ".join(f"(f{i} IS NOT NULL)::INTEGER * {1 << i}" for i in range(len(group))) or "0"
-        query = f"SELECT {keys}{ROWS_DIGEST_OF_HASHES}, {mask}, {lists} FROM {source} {'GROUP BY ALL' if group else ''}"
+        digest = f"left(md5('{salt}:' || {ROWS_DIGEST_OF_HASHES}), 20)"  # 80 bits, made in DuckDB
+        query = f"SELECT {keys}{digest}, {mask}, {lists} FROM {source} {'GROUP BY ALL' if group else ''}"
         default, size, names = everything.index(route.default_sort), len(group), [f.name for f in group]
         applied_sets: dict[int, tuple[list[int], tuple[str, ...], list[int]]] = {}
         """Bit mask of the filters applied -> their positions, the sorts published and the positions of those."""
@@ -178,62 +178,79 @@ def combinations(con: duckdb.DuckDBPyConnection, route: ListRoute) -> dict[Combi
 
 def facets(
     route: ListRoute, combos: dict[Combination, Combo]
-) -> dict[Combination, dict[str, tuple[list[tuple[str | int, int]], bool]]]:
+) -> dict[Combination, dict[str, tuple[list[tuple[str | int, int, Combination]], bool]]]:
     """For each combination, the refinements one faceted filter deeper that have rows, per filter in declaration
-    order: (value, row count) most frequent first, then by value, at most ``FACET_LIMIT``, and whether the list
-    was cut short."""
+    order: (value, row count, refined combination) most frequent first, then by value, at most ``FACET_LIMIT``,
+    and whether the list was cut short."""
     by_name = {f.name: f for f in route.filters if f.faceted}
-    found: dict[Combination, dict[str, list[tuple[str | int, int]]]] = defaultdict(lambda: defaultdict(list))
+    found: dict[Combination, dict[str, list[tuple[str | int, int, Combination]]]] = defaultdict(
+        lambda: defaultdict(list))
     for key, combo in combos.items():
         for name, value in key:
             if name in by_name:
-                found[key - {(name, value)}][name].append((_typed(by_name[name], value), len(combo.lists[0])))
+                found[key - {(name, value)}][name].append((_typed(by_name[name], value), len(combo.lists[0]), key))
     out = {}
     for key, refinements in found.items():
         ordered = {}
         for name in by_name:
             if name in refinements:
-                values = sorted(refinements[name], key=lambda vn: (-vn[1], vn[0]))
+                values = sorted(refinements[name], key=lambda vnk: (-vnk[1], vnk[0]))
                 ordered[name] = (values[:FACET_LIMIT], len(values) > FACET_LIMIT)
         out[key] = ordered
     return out
 
 
+NO_FACETS = b'"facets":{},"facets_truncated":[]'
+
+
 def _facet_meta(
-    route: ListRoute, active: dict[str, str], sort: str,
-    refinements: dict[str, tuple[list[tuple[str | int, int]], bool]],
+    route: ListRoute, sort: str, refinements: dict[str, tuple[list[tuple[str | int, int, Combination]], bool]],
+    combos: dict[Combination, Combo], folders: dict[Combination, str],
 ) -> bytes:
     """The members ``"facets":{...},"facets_truncated":[...]`` of page 1's meta, serialized (as ``serialize.dumps``
     writes them): per faceted filter, each refinement's value, count and URL under this sort (or the default
-    order, where the refinement takes no sort); the names of the facets cut short."""
+    order, where the refinement does not publish it); the names of the facets cut short."""
+    if not refinements:
+        return NO_FACETS
     facets = []
     for name, (values, _) in refinements.items():
-        refined_sort = sort if sort in route.sorts_for({*active, name}) else route.default_sort
+        refined_sort = sort if sort in combos[values[0][2]].sorts else route.default_sort
+        page = f"/{route.page_file(refined_sort, 1)}"
         entries = b",".join([
             b'{"value":%s,"count":%d,"url":%s}' % (
                 str(value).encode() if isinstance(value, int) else serialize.string(value), count,
-                serialize.string(route.file_path({**active, name: str(value)}, refined_sort, 1)))
-            for value, count in values
+                serialize.string(folders[refined] + page))
+            for value, count, refined in values
         ])
         facets.append(serialize.string(name) + b":[" + entries + b"]")
     cut = b",".join([serialize.string(name) for name, (_, short) in refinements.items() if short])
     return b'"facets":{' + b",".join(facets) + b'},"facets_truncated":[' + cut + b"]"
 
 
+def _filters(route: ListRoute, active: dict[str, str]) -> bytes:
+    """The page meta's ``filters`` object, serialized (as ``serialize.dumps`` writes it): the applied filters in
+    declaration order, ladder and year values as numbers."""
+    return b"{" + b",".join([
+        serialize.string(f.name) + b":" + (
+            str(int(active[f.name])).encode() if f.kind in ("ladder", "year") else serialize.string(active[f.name]))
+        for f in route.filters if f.name in active
+    ]) + b"}"
+
+
 def _pages(
-    route: ListRoute, active: dict[str, str], filters: bytes, sort: str, ids: list[int],
-    rows: list[bytes], meta: bytes, first_page_meta: bytes,
+    route: ListRoute, folder: str, filters: bytes, sort: str, ids: list[int],
+    rows: list[bytes], meta: bytes, first_page_meta: bytes, inputs: str = "",
 ) -> Iterator[Page]:
-    """The pages of one non-empty result set under one sort (``ids``: positions in ``rows``, the serialized rows
-    in that sort's order); page 1 also carries ``first_page_meta``.
+    """The pages of one non-empty result set (in ``folder``) under one sort (``ids``: positions in ``rows``, the
+    serialized rows in that sort's order); page 1 also carries ``first_page_meta``.
 
     Each page is ``{"data", "meta": {total, page, per_page, pages, sort, filters, **meta, **first_page_meta},
     "links"}``, assembled from fragments serialized once per result set (``meta``: the members of the route's
-    constant meta object, and ``first_page_meta``, already serialized members)."""
+    constant meta object, and ``first_page_meta``, already serialized members); each carries ``inputs``."""
     per_page = route.per_page
     total = len(ids)
-    pages = math.ceil(total / per_page)
-    paths = [route.file_path(active, sort, page) for page in range(1, pages + 1)]
+    pages = -(-total // per_page)
+    paths = [f"{folder}/{route.page_file(sort, page)}" for page in range(1, pages + 1)]
     links = [serialize.string(path) for path in paths]
     common = b'"per_page":%d,"pages":%d,"sort":%s,"filters":%s' % (
         per_page, pages, serialize.string(sort), filters)
@@ -248,7 +265,7 @@ def _pages(
             b',"prev":', links[page - 2] if page > 1 else b"null",
             b',"next":', links[page] if page < pages else b"null",
             b',"last":', links[-1], b"}}\n",
-        )))
+        )), inputs)
 
 
 def _domains(route: ListRoute, single: list[tuple[str, str]]) -> dict[str, list[str]]:
@@ -281,9 +298,9 @@ def render(
     """Every page of one listing route that has rows: each non-empty combination, each of its sorts, each page,
     from the rows ``materialize`` made.
 
-    Each combination's pages are determined by its key: its filters, its sorts and the digest of its rows' content
-    (``Combo.digest``: the order under each sort and every facet count follow from the rows' content), with the
-    dataset's metadata. ``reuse`` may carry a
+    Each combination's pages are determined by its folder (its filters, hence its sorts) and its key
+    (``Combo.key``: a digest of its rows' content, from which the order under each sort and every facet count
+    follow, and of the dataset's metadata). ``reuse`` may carry a
     combination's pages over instead (a rebuild where few rows changed renders few combinations); the pages
     rendered carry the key in ``Page.inputs``. The values each filter takes alone (the ones that have files) go
     into ``domains_out``."""
@@ -294,21 +311,21 @@ def render(
         for n, sort in enumerate(route.sort_values)
     }
     meta = serialize.members(base_meta(info))
-    combos = combinations(con, route)
+    salt = unit_key(meta)
+    assert salt.replace("-", "").replace("_", "").isalnum()  # URL-safe base64: safe in an SQL string
+    combos = combinations(con, route, salt)
     refinements = facets(route, combos)
     if domains_out is not None:
         domains_out.update(_domains(route, [next(iter(key)) for key in combos if len(key) == 1]))
     order = {f.name: i for i, f in enumerate(route.filters)}
+    folders = {key: route.folder(dict(key)) for key in combos}
     for key in sorted(combos, key=lambda k: sorted((order[n], v) for n, v in k)):
-        sorts, lists, digest = combos[key]
-        active = dict(key)
-        inputs = ""
-        if reuse is not None:
-            inputs = unit_key(meta, repr((sorted(key), sorts, digest)))
-            if reuse(route.file_path(active, route.default_sort, 1).rsplit("/", 1)[0], inputs):
-                continue
-        filters = serialize.dumps({f.name: _typed(f, active[f.name]) for f in route.filters if f.name in active})
+        sorts, lists, inputs = combos[key]
+        folder = folders[key]
+        if reuse is not None and reuse(folder, inputs):
+            continue
+        filters = _filters(route, dict(key))
         for sort, ids in zip(sorts, lists, strict=True):
-            first = _facet_meta(route, active, sort, refinements.get(key, {}))
-            for page in _pages(route, active, filters, sort, ids, ranked[sort], meta, first):
-                yield Page(page.path, page.body, inputs) if inputs else page
+            first = _facet_meta(route, sort, refinements.get(key, {}), combos, folders)
+            yield from _pages(route, folder, filters, sort, ids, ranked[sort], meta, first,
+                              inputs if reuse is not None else "")

@@ -113,10 +113,19 @@ class ListRoute:
     def sort_values(self) -> tuple[str, ...]:
         return tuple(value for sort in self.sorts for value in sort.values())
 
+    def folder(self, filters: dict[str, str]) -> str:
+        """Folder of one filter combination's pages; ``filters`` in any order, only active ones."""
+        segments = [f"{f.name}={filters[f.name]}" for f in self.filters if f.name in filters] or [UNFILTERED]
+        return "/".join([self.path, *segments])
+
+    @staticmethod
+    def page_file(sort: str, page: int | str) -> str:
+        """Name of one page's file in its combination's folder."""
+        return f"{SORT_PARAM}={sort},{PAGE_PARAM}={page}.json"
+
     def file_path(self, filters: dict[str, str], sort: str, page: int | str) -> str:
         """Canonical file of one page; ``filters`` in any order, only active ones."""
-        segments = [f"{f.name}={filters[f.name]}" for f in self.filters if f.name in filters] or [UNFILTERED]
-        return "/".join([self.path, *segments, f"{SORT_PARAM}={sort},{PAGE_PARAM}={page}.json"])
+        return f"{self.folder(filters)}/{self.page_file(sort, page)}"
 
     @property
     def combination_error(self) -> str:
