@@ -30,6 +30,10 @@ ANALYSIS_METHODOLOGY = {
 }
 
 
+WANTED_SHARE = 8
+"""``Rows.want`` fetches only the wanted groups when they are fewer than one in this many."""
+
+
 class Rows:
     """The rows of a query as tuples, in query order, grouped by one column (left out of the rows). With a
     grouping column, each group's digest (``ROWS_DIGEST``) comes from SQL at once and its rows are fetched only
@@ -41,6 +45,7 @@ class Rows:
     ) -> None:
         self._con, self._sql, self._params, self._by = con, sql, params or {}, by
         self._groups: dict[object, list[tuple]] | None = None
+        self._wanted: list[object] | None = None
         self.names: list[str] = []
         self.digests: dict[object, str] = {}
         if by is not None:
@@ -49,8 +54,18 @@ class Rows:
         else:
             self._fetch()
 
+    def want(self, keys: set[object]) -> None:
+        """Fetch only these groups when rows are first needed, if they are few (a rebuild that renders a few
+        profiles); else every group."""
+        if self._by is not None and self._groups is None and len(keys) * WANTED_SHARE < len(self.digests):
+            self._wanted = sorted(keys)  # type: ignore[type-var]
+
     def _fetch(self) -> dict[object, list[tuple]]:
-        result = self._con.execute(self._sql, self._params)
+        sql, params = self._sql, self._params
+        if self._wanted is not None:  # a WHERE keeps the rows' order (DuckDB's order preservation)
+            sql = f"SELECT * FROM ({sql}) r WHERE list_contains($wanted, r.{self._by})"
+            params = {**params, "wanted": self._wanted}
+        result = self._con.execute(sql, params)
         names = [d[0] for d in result.description]
         rows = result.fetchall()
         groups: dict[object, list[tuple]] = defaultdict(list)
@@ -84,12 +99,14 @@ def _grouped(con: duckdb.DuckDBPyConnection, name: str, params: dict | None = No
 
 class Detail(NamedTuple):
     """One resource to render: the keys it is published under (id first, or slug), what it is made from (its own
-    row and the digests of its groups of rows: their ``repr`` keys its unit, equal inputs render equal files) and
-    how to make its response model."""
+    row and the digests of its groups of rows: their ``repr`` keys its unit, equal inputs render equal files),
+    how to make its response model, and its groups' key in ``sources``, the grouped rows ``make`` reads."""
 
     keys: tuple[str, ...]
     inputs: tuple[object, ...]
     make: Callable[[], BaseModel]
+    group: object = None
+    sources: tuple[Rows, ...] = ()
 
 
 def company_profiles(con: duckdb.DuckDBPyConnection, info: DatasetInfo) -> Iterator[Detail]:
@@ -114,7 +131,7 @@ def company_profiles(con: duckdb.DuckDBPyConnection, info: DatasetInfo) -> Itera
                 companies.records([row])[0], financials.records(financials.of(key)), rounds.records(rounds.of(key)),
                 ipos.records(ipos.of(key)), analysis.records(analysis.of(key))[0], current[key])
 
-        yield Detail((str(key), row[at_slug]), inputs, make)
+        yield Detail((str(key), row[at_slug]), inputs, make, key, (financials, rounds, ipos, analysis))
 
 
 def _company_profile(
@@ -171,7 +188,7 @@ def investor_profiles(con: duckdb.DuckDBPyConnection, info: DatasetInfo) -> Iter
             return _investor_profile(investors.records([row])[0], portfolio.records(portfolio.of(key)),
                                      led.records(led.of(key)))
 
-        yield Detail((row[at_slug],), inputs, make)
+        yield Detail((row[at_slug],), inputs, make, key, (portfolio, led))
 
 
 def _investor_profile(investor: dict, portfolio: list[dict], led: list[dict]) -> responses.InvestorProfile:
@@ -193,7 +210,7 @@ def industry_details(con: duckdb.DuckDBPyConnection, info: DatasetInfo) -> Itera
             return _industry_detail(industries.records([row])[0], countries.records(countries.of(slug)),
                                     funding.records(funding.of(slug)), companies.records(companies.of(slug)))
 
-        yield Detail((slug,), inputs, make)
+        yield Detail((slug,), inputs, make, slug, (countries, funding, companies))
 
 
 def _industry_detail(
@@ -212,13 +229,17 @@ def detail_files(con: duckdb.DuckDBPyConnection, info: DatasetInfo, files: Stage
     examples: dict[str, list[str]] = {}
     for route in DETAIL_ROUTES:
         builder: Callable[..., Iterator[Detail]] = globals()[route.builder]
+        todo: list[Detail] = []  # what renders, known before any group's rows are fetched (see ``Rows.want``)
         for detail in builder(con, info):
             keys = detail.keys
             if len(examples.setdefault(route.name, [])) < len(keys):
                 examples[route.name] = [f"{route.path}/{key}" for key in keys]
-            unit = f"{route.name}/{keys[0]}"
-            if not files.render(unit, unit_key(about, repr(detail.inputs))):
-                continue
+            if files.render(f"{route.name}/{keys[0]}", unit_key(about, repr(detail.inputs))):
+                todo.append(detail._replace(inputs=()))
+        for source in {id(s): s for detail in todo for s in detail.sources}.values():
+            source.want({detail.group for detail in todo})
+        for detail in todo:
+            keys, unit = detail.keys, f"{route.name}/{detail.keys[0]}"
             body = serialize.resource(detail.make(), {"meta": meta, "links": {"self": route.file_path(keys[-1])}})
             files.write(route.file_path(keys[0]), body, unit)
             for key in keys[1:]:  # the same file under its other names (a profile by id and by slug)

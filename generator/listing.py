@@ -240,7 +240,7 @@ def _filters(route: ListRoute, active: dict[str, str]) -> bytes:
 def _pages(
     route: ListRoute, folder: str, filters: bytes, sort: str, ids: list[int],
     rows: list[bytes], meta: bytes, first_page_meta: bytes, inputs: str = "",
-) -> Iterator[Page]:
+) -> list[Page]:
     """The pages of one non-empty result set (in ``folder``) under one sort (``ids``: positions in ``rows``, the
     serialized rows in that sort's order); page 1 also carries ``first_page_meta``.
 
@@ -250,22 +250,34 @@ def _pages(
     per_page = route.per_page
     total = len(ids)
     pages = -(-total // per_page)
+    tail = b"," + meta if meta else b""
+    first = b"," + first_page_meta if first_page_meta else b""
+    if pages == 1:  # most combinations: one page, which links to itself
+        path = f"{folder}/{route.page_file(sort, 1)}"
+        link = serialize.string(path)
+        return [Page(path, b"".join((
+            b'{"data":[\n', b",\n".join([rows[i] for i in ids]),
+            b'\n],"meta":{"total":%d,"page":1,"per_page":%d,"pages":1,"sort":%s,"filters":%s' % (
+                total, per_page, serialize.string(sort), filters),
+            tail, first, b'},"links":{"self":', link, b',"first":', link, b',"prev":null,"next":null,"last":', link,
+            b"}}\n",
+        )), inputs)]
     paths = [f"{folder}/{route.page_file(sort, page)}" for page in range(1, pages + 1)]
     links = [serialize.string(path) for path in paths]
     common = b'"per_page":%d,"pages":%d,"sort":%s,"filters":%s' % (
-        per_page, pages, serialize.string(sort), filters)
-    common += b"," + meta if meta else b""
-    first = b"," + first_page_meta if first_page_meta else b""
+        per_page, pages, serialize.string(sort), filters) + tail
+    out = []
     for page in range(1, pages + 1):
         chunk = ids[(page - 1) * per_page : page * per_page]
-        yield Page(paths[page - 1], b"".join((
+        out.append(Page(paths[page - 1], b"".join((
             b'{"data":[\n', b",\n".join([rows[i] for i in chunk]), b'\n],"meta":{"total":%d,"page":%d,' % (total, page),
             common, first if page == 1 else b"",
             b'},"links":{"self":', links[page - 1], b',"first":', links[0],
             b',"prev":', links[page - 2] if page > 1 else b"null",
             b',"next":', links[page] if page < pages else b"null",
             b',"last":', links[-1], b"}}\n",
-        )), inputs)
+        )), inputs))
+    return out
 
 
 def _domains(route: ListRoute, single: list[tuple[str, str]]) -> dict[str, list[str]]:
