@@ -70,7 +70,7 @@ _JSON_OF = {
 of the type does (a DECIMAL would come out as a string, an integer as ``5`` where a float field writes ``5.0``)."""
 
 
-def _written_alike(kind: object, annotation: object, top: bool) -> bool:
+def written_alike(kind: object, annotation: object, top: bool) -> bool:
     """Whether values of DuckDB type ``kind`` serialize as a field of type ``annotation`` would: same scalar type
     (a str-valued enum or literal is a string), a list of such values, or a struct with the model's fields in its
     order. A float counts only at the top of a row, where ``row_writer`` checks that it is finite."""
@@ -81,11 +81,11 @@ def _written_alike(kind: object, annotation: object, top: bool) -> bool:
     kind_id = getattr(kind, "id", None)
     children = getattr(kind, "children", []) if kind_id in ("list", "struct") else []
     if typing.get_origin(leaf) is list:
-        return kind_id == "list" and _written_alike(children[0][1], typing.get_args(leaf)[0], top=False)
+        return kind_id == "list" and written_alike(children[0][1], typing.get_args(leaf)[0], top=False)
     if isinstance(leaf, type) and issubclass(leaf, BaseModel):
         fields = leaf.model_fields
         return kind_id == "struct" and [name for name, _ in children] == list(fields) and all(
-            _written_alike(child, fields[name].annotation, top=False) for name, child in children)
+            written_alike(child, fields[name].annotation, top=False) for name, child in children)
     if typing.get_origin(leaf) is typing.Literal:
         leaf = str if all(isinstance(v, str) for v in typing.get_args(leaf)) else None
     elif isinstance(leaf, type) and issubclass(leaf, enum.Enum):
@@ -95,11 +95,20 @@ def _written_alike(kind: object, annotation: object, top: bool) -> bool:
     return kind_id in _JSON_OF.get(leaf, ())  # type: ignore[call-overload]
 
 
+def fits(model: type[BaseModel], columns: Sequence[tuple[str, object]], added: Sequence[str] = ()) -> bool:
+    """Whether values of these columns (name, DuckDB type), with the fields ``added`` after them, serialize as the
+    model writes them: the columns are its fields, in order, each of a type ``written_alike`` (a float, at the top
+    only, to be checked finite by the caller)."""
+    fields = model.model_fields
+    return [name for name, _ in columns] + list(added) == list(fields) and all(
+        written_alike(kind, fields[name].annotation, top=True) for name, kind in columns)
+
+
 def row_writer(model: type[BaseModel], columns: Sequence[Sequence[object]]) -> Callable[[Sequence[object]], bytes]:
     """A function from one result row (a DuckDB cursor's ``description`` gives ``columns``: name and type of each,
     in the model's field order) to its JSON bytes, as ``row(model(**values))`` writes them.
 
-    Where every column's type serializes as its field's (``_written_alike``), pydantic's JSON writer writes the
+    Where every column's type serializes as its field's (``written_alike``), pydantic's JSON writer writes the
     values straight (three times faster than validating a model per row; a float that is not finite is refused,
     as the model refuses it); else each row goes through the model."""
     fields = list(model.model_fields)
@@ -107,9 +116,7 @@ def row_writer(model: type[BaseModel], columns: Sequence[Sequence[object]]) -> C
 
     through_model = lambda values: row(validate(dict(zip(fields, values, strict=True))))  # noqa: E731
 
-    if [column[0] for column in columns] != fields or not all(
-        _written_alike(column[1], model.model_fields[name].annotation, top=True) for name, column in zip(
-            fields, columns, strict=True)):
+    if not fits(model, [(column[0], column[1]) for column in columns]):
         return through_model
     floats = [i for i, name in enumerate(fields) if float in leaf_types(model.model_fields[name].annotation)]
 
@@ -133,9 +140,10 @@ def spliced(value: dict[str, object], json_bytes: bytes) -> bytes:
     return head + json_bytes + tail + b"\n"
 
 
-def resource(model: BaseModel, body: dict[str, object]) -> bytes:
-    """A JSON file whose ``data`` is ``model`` (written by pydantic, as ``row``) and ``body`` the rest."""
-    return spliced({"data": SPLICE, **body}, row(model))
+def resource(data: bytes, body: dict[str, object]) -> bytes:
+    """A JSON file whose ``data`` is ``data``, already serialized (a model, as ``row`` writes it), and ``body``
+    the rest."""
+    return spliced({"data": SPLICE, **body}, data)
 
 
 def envelope(body: dict[str, object], rows: Sequence[bytes]) -> bytes:

@@ -12,7 +12,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from generator import details, queries
+from generator import details, queries, responses
 from generator.load import load
 from generator.schema import CompanyStatus
 
@@ -99,7 +99,8 @@ def _profiles(data: Path) -> dict[int, dict]:
     con = duckdb.connect()
     info = load(data, con)
     con.execute(queries.read_sql("views"))
-    return {p.id: p.model_dump() for p in (d.make() for d in details.company_profiles(con, info))}
+    profiles = (responses.CompanyProfile.model_validate_json(d.make()) for d in details.company_profiles(con, info))
+    return {p.id: p.model_dump() for p in profiles}
 
 
 def test_company_rows_carry_status_and_only_current_valuations(embedded_csv: dict) -> None:
