@@ -233,7 +233,7 @@ class OutputWriter(StagedFiles):
         def published(paths: set[str]) -> list[str]:
             return sorted(p for p in paths if not p.startswith("."))
 
-        return Changes(published(new - old), published(new & old & self.rewritten), published(old - new))
+        return Changes(published(new - old), published(self.rewritten & old), published(old - new))
 
     def commit(self) -> None:
         """Make the staged files the output, atomically where the system allows.
