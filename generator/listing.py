@@ -10,7 +10,7 @@ deeper (their row counts are the facet counts, their first pages the facet URLs)
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import NamedTuple
 
 import duckdb
@@ -63,16 +63,49 @@ def rank(con: duckdb.DuckDBPyConnection, route: ListRoute) -> None:
     con.execute(f"CREATE OR REPLACE TEMP TABLE rows AS SELECT *, {ranks} FROM rows")
 
 
-def load_rows(con: duckdb.DuckDBPyConnection, route: ListRoute) -> list[bytes]:
-    """Serialize each row of ``rows`` (see ``materialize``) once, in ``_idx`` order."""
+def load_rows(con: duckdb.DuckDBPyConnection, route: ListRoute, lazy: bool = False) -> Sequence[bytes]:
+    """Each row of ``rows`` (see ``materialize``) serialized once, in ``_idx`` order: all of them now, or each
+    when first used (``lazy``: a rebuild renders few combinations)."""
     fields = list(route.model.model_fields)
     columns = ", ".join(f'"{name}"' for name in fields)
     result = con.execute(f"SELECT {columns} FROM rows ORDER BY _idx")
     write = serialize.row_writer(route.model, result.description)
+    if lazy:
+        return _LazyRows(result.fetchall(), write)
     out: list[bytes] = []
     while batch := result.fetchmany(10_000):
         out.extend(map(write, batch))
     return out
+
+
+class _LazyRows(Sequence[bytes]):
+    """Rows serialized when first used."""
+
+    def __init__(self, values: list[tuple], write: Callable[[Sequence[object]], bytes]) -> None:
+        self._values, self._write = values, write
+        self._made: list[bytes | None] = [None] * len(values)
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def __getitem__(self, i: int) -> bytes:  # type: ignore[override]
+        made = self._made[i]
+        if made is None:
+            made = self._made[i] = self._write(self._values[i])
+        return made
+
+
+class _Ordered(Sequence[bytes]):
+    """``rows`` in another order: ``order[i]`` is the index in ``rows`` of the i-th."""
+
+    def __init__(self, rows: Sequence[bytes], order: list[int]) -> None:
+        self._rows, self._order = rows, order
+
+    def __len__(self) -> int:
+        return len(self._order)
+
+    def __getitem__(self, i: int) -> bytes:  # type: ignore[override]
+        return self._rows[self._order[i]]
 
 
 def _order_by(route: ListRoute, sort_value: str) -> str:
@@ -239,7 +272,7 @@ def _filters(route: ListRoute, active: dict[str, str]) -> bytes:
 
 def _pages(
     route: ListRoute, folder: str, filters: bytes, sort: str, ids: list[int],
-    rows: list[bytes], meta: bytes, first_page_meta: bytes, inputs: str = "",
+    rows: Sequence[bytes], meta: bytes, first_page_meta: bytes, inputs: str = "",
 ) -> list[Page]:
     """The pages of one non-empty result set (in ``folder``) under one sort (``ids``: positions in ``rows``, the
     serialized rows in that sort's order); page 1 also carries ``first_page_meta``.
@@ -305,7 +338,7 @@ def domains_of(route: ListRoute, paths: list[str]) -> dict[str, list[str]]:
 
 def render(
     con: duckdb.DuckDBPyConnection, route: ListRoute, info: DatasetInfo,
-    domains_out: dict[str, list[str]] | None = None, reuse: Reuse | None = None,
+    domains_out: dict[str, list[str]] | None = None, reuse: Reuse | None = None, lazy: bool = False,
 ) -> Iterator[Page]:
     """Every page of one listing route that has rows: each non-empty combination, each of its sorts, each page,
     from the rows ``materialize`` made.
@@ -314,14 +347,15 @@ def render(
     (``Combo.key``: a digest of its rows' content, from which the order under each sort and every facet count
     follow, and of the dataset's metadata). ``reuse`` may carry a
     combination's pages over instead (a rebuild where few rows changed renders few combinations); the pages
-    rendered carry the key in ``Page.inputs``. The values each filter takes alone (the ones that have files) go
-    into ``domains_out``."""
-    rows = load_rows(con, route)
+    rendered carry the key in ``Page.inputs``; ``lazy`` serializes only the rows of the combinations rendered
+    (where ``reuse`` carries most over). The values each filter takes alone (the ones that have files) go into
+    ``domains_out``."""
+    rows = load_rows(con, route, lazy)
     rank(con, route)
-    ranked = {  # the serialized rows in each sort's order
-        sort: [rows[i] for (i,) in con.execute(f"SELECT _idx FROM rows ORDER BY _r{n}").fetchall()]
-        for n, sort in enumerate(route.sort_values)
-    }
+    ranked: dict[str, Sequence[bytes]] = {}  # the serialized rows in each sort's order
+    for n, sort in enumerate(route.sort_values):
+        order = [i for (i,) in con.execute(f"SELECT _idx FROM rows ORDER BY _r{n}").fetchall()]
+        ranked[sort] = _Ordered(rows, order) if lazy else [rows[i] for i in order]
     meta = serialize.members(base_meta(info))
     salt = unit_key(meta)
     assert salt.replace("-", "").replace("_", "").isalnum()  # URL-safe base64: safe in an SQL string
