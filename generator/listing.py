@@ -163,8 +163,7 @@ class Combo(NamedTuple):
 
 def combinations(con: duckdb.DuckDBPyConnection, route: ListRoute, salt: str = "") -> dict[Combination, Combo]:
     """Every non-empty combination the route publishes: its sort values and, per sort, its rows in that order
-    (``rows`` ranked by ``rank``), and its key (``Combo.key``; ``salt``: what else its pages depend on, made of
-    URL-safe characters).
+    (``rows`` ranked by ``rank``), and its key (``Combo.key``; ``salt``: what else its pages depend on).
 
     Each group of combinable filters is one grouped query; the orders a combination does not publish (every
     sort but the default past the route's ``sort_depth`` filters) are not computed. A combination two groups share (the
@@ -186,12 +185,12 @@ def combinations(con: duckdb.DuckDBPyConnection, route: ListRoute, salt: str = "
             for i, s in enumerate(everything)
         )
         mask = " + ".join(f"(f{i} IS NOT NULL)::INTEGER * {1 << i}" for i in range(len(group))) or "0"
-        digest = f"left(md5('{salt}:' || {ROWS_DIGEST_OF_HASHES}), 20)"  # 80 bits, made in DuckDB
+        digest = f"left(md5($salt || ':' || {ROWS_DIGEST_OF_HASHES}), 20)"  # 80 bits, made in DuckDB
         query = f"SELECT {keys}{digest}, {mask}, {lists} FROM {source} {'GROUP BY ALL' if group else ''}"
         default, size, names = everything.index(route.default_sort), len(group), [f.name for f in group]
         applied_sets: dict[int, tuple[list[int], tuple[str, ...], list[int]]] = {}
         """Bit mask of the filters applied -> their positions, the sorts published and the positions of those."""
-        for record in con.execute(query).fetchall():
+        for record in con.execute(query, {"salt": salt}).fetchall():
             orders = record[size + 2:]
             if not orders[default]:
                 continue  # no rows at all: an aggregate without GROUP BY still answers one (empty) record
@@ -236,6 +235,11 @@ def facets(
 NO_FACETS = b'"facets":{},"facets_truncated":[]'
 
 
+def _value(value: str | int) -> bytes:
+    """A filter value as ``serialize.dumps`` writes it (``_typed``: ladder and year values are numbers)."""
+    return str(value).encode() if isinstance(value, int) else serialize.string(value)
+
+
 def _facet_meta(
     route: ListRoute, sort: str, refinements: dict[str, tuple[list[tuple[str | int, int, Combination]], bool]],
     combos: dict[Combination, Combo], folders: dict[Combination, str],
@@ -250,9 +254,7 @@ def _facet_meta(
         refined_sort = sort if sort in combos[values[0][2]].sorts else route.default_sort
         page = f"/{route.page_file(refined_sort, 1)}"
         entries = b",".join([
-            b'{"value":%s,"count":%d,"url":%s}' % (
-                str(value).encode() if isinstance(value, int) else serialize.string(value), count,
-                serialize.string(folders[refined] + page))
+            b'{"value":%s,"count":%d,"url":%s}' % (_value(value), count, serialize.string(folders[refined] + page))
             for value, count, refined in values
         ])
         facets.append(serialize.string(name) + b":[" + entries + b"]")
@@ -264,9 +266,7 @@ def _filters(route: ListRoute, active: dict[str, str]) -> bytes:
     """The page meta's ``filters`` object, serialized (as ``serialize.dumps`` writes it): the applied filters in
     declaration order, ladder and year values as numbers."""
     return b"{" + b",".join([
-        serialize.string(f.name) + b":" + (
-            str(int(active[f.name])).encode() if f.kind in ("ladder", "year") else serialize.string(active[f.name]))
-        for f in route.filters if f.name in active
+        serialize.string(f.name) + b":" + _value(_typed(f, active[f.name])) for f in route.filters if f.name in active
     ]) + b"}"
 
 
@@ -285,16 +285,6 @@ def _pages(
     pages = -(-total // per_page)
     tail = b"," + meta if meta else b""
     first = b"," + first_page_meta if first_page_meta else b""
-    if pages == 1:  # most combinations: one page, which links to itself
-        path = f"{folder}/{route.page_file(sort, 1)}"
-        link = serialize.string(path)
-        return [Page(path, b"".join((
-            b'{"data":[\n', b",\n".join([rows[i] for i in ids]),
-            b'\n],"meta":{"total":%d,"page":1,"per_page":%d,"pages":1,"sort":%s,"filters":%s' % (
-                total, per_page, serialize.string(sort), filters),
-            tail, first, b'},"links":{"self":', link, b',"first":', link, b',"prev":null,"next":null,"last":', link,
-            b"}}\n",
-        )), inputs)]
     paths = [f"{folder}/{route.page_file(sort, page)}" for page in range(1, pages + 1)]
     links = [serialize.string(path) for path in paths]
     common = b'"per_page":%d,"pages":%d,"sort":%s,"filters":%s' % (
@@ -357,9 +347,7 @@ def render(
         order = [i for (i,) in con.execute(f"SELECT _idx FROM rows ORDER BY _r{n}").fetchall()]
         ranked[sort] = _Ordered(rows, order) if lazy else [rows[i] for i in order]
     meta = serialize.members(base_meta(info))
-    salt = unit_key(meta)
-    assert salt.replace("-", "").replace("_", "").isalnum()  # URL-safe base64: safe in an SQL string
-    combos = combinations(con, route, salt)
+    combos = combinations(con, route, unit_key(meta))
     refinements = facets(route, combos)
     if domains_out is not None:
         domains_out.update(_domains(route, [next(iter(key)) for key in combos if len(key) == 1]))
