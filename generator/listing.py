@@ -65,7 +65,11 @@ def rank(con: duckdb.DuckDBPyConnection, route: ListRoute) -> None:
 
 def load_rows(con: duckdb.DuckDBPyConnection, route: ListRoute, lazy: bool = False) -> Sequence[bytes]:
     """Each row of ``rows`` (see ``materialize``) serialized once, in ``_idx`` order: all of them now, or each
-    when first used (``lazy``: a rebuild renders few combinations)."""
+    when first used (``lazy``: a rebuild renders few combinations) where DuckDB does not write them
+    (``serialize.duckdb_rows``)."""
+    made = serialize.duckdb_rows(con, route.model, "rows", "_idx")
+    if made is not None:
+        return made
     fields = list(route.model.model_fields)
     columns = ", ".join(f'"{name}"' for name in fields)
     result = con.execute(f"SELECT {columns} FROM rows ORDER BY _idx")
@@ -351,9 +355,8 @@ def render(
     refinements = facets(route, combos)
     if domains_out is not None:
         domains_out.update(_domains(route, [next(iter(key)) for key in combos if len(key) == 1]))
-    order = {f.name: i for i, f in enumerate(route.filters)}
     folders = {key: route.folder(dict(key)) for key in combos}
-    for key in sorted(combos, key=lambda k: sorted((order[n], v) for n, v in k)):
+    for key in sorted(combos, key=folders.__getitem__):  # in folder order: one order whatever the query's
         sorts, lists, inputs = combos[key]
         folder = folders[key]
         if reuse is not None and reuse(folder, inputs):

@@ -2,6 +2,9 @@
 
 Keys keep the order they were built in (model field order for rows), separators are fixed, NaN and Infinity
 are refused, dates are ISO 8601. Listing pages put one row per line so snapshot diffs stay small.
+
+Rows are written by pydantic's JSON writer (``row``, ``row_writer``), or, for a whole table of rows at once, by
+DuckDB's where it writes the very same bytes (``duckdb_rows``: types and values checked, else pydantic's).
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import typing
 from collections.abc import Callable, Sequence
 from json.encoder import encode_basestring as _encode_string  # type: ignore[attr-defined]
 
+import duckdb
 from pydantic import BaseModel
 from pydantic_core import to_json
 
@@ -150,3 +154,49 @@ def envelope(body: dict[str, object], rows: Sequence[bytes]) -> bytes:
     """A JSON file whose ``data`` is the already serialized ``rows``, one per line; ``body`` is the rest."""
     data = b"[\n" + b",\n".join(rows) + b"\n]" if rows else b"[]"
     return spliced({"data": SPLICE, **body}, data)
+
+
+DOUBLES_ALIKE = (1e-5, 1e16)
+"""The magnitudes (and zero) of a double that DuckDB's JSON writer writes exactly as pydantic's does: shortest
+round-trip digits in positional notation; outside, one of them writes an exponent (``1e+16``, ``9.9e-6``) and the
+other does not (checked over a quarter of a million values, ``tests/test_duckdb_rows.py``)."""
+_CONTROL_ESCAPE = b"\\u00"
+"""How both writers escape a control character; DuckDB writes its hex digits upper-case (``\\u001B``),
+pydantic lower-case: a table with one goes through pydantic's writer."""
+
+
+def _types_below(kind: object) -> set[str]:
+    children = getattr(kind, "children", []) if getattr(kind, "id", None) in ("list", "struct") else []
+    return set().union(*({getattr(child, "id", None), *_types_below(child)} for _, child in children))
+
+
+def duckdb_rows(con: duckdb.DuckDBPyConnection, model: type[BaseModel], source: str, order: str) -> list[bytes] | None:
+    """Every row of ``source`` (a table) in ``order``, as ``row_writer`` writes it (the columns named as the model's
+    fields), each written by DuckDB's JSON writer: a fifth of the time of fetching the values into Python. None
+    where that could write other bytes: columns that do not ``fit`` the model, a date or double inside a list
+    or struct, a float (4 bytes), a double outside ``DOUBLES_ALIKE`` or not finite (the model refuses it), a
+    date outside years 1-9999, a control character escaped (``_CONTROL_ESCAPE``)."""
+    fields = list(model.model_fields)
+    columns = ", ".join(f'"{name}"' for name in fields)
+    empty = con.execute(f"SELECT {columns} FROM {source} LIMIT 0")
+    described = [(column[0], column[1]) for column in empty.description]
+    if not fits(model, described) or any(_types_below(kind) & {"date", "double", "float"} for _, kind in described):
+        return None
+    low, high = DOUBLES_ALIKE
+    guards = []
+    for name, kind in described:
+        kind_id = getattr(kind, "id", None)
+        if kind_id == "float":
+            return None
+        if kind_id == "double":
+            guards.append(f'coalesce("{name}" = 0 OR abs("{name}") >= {low!r} AND abs("{name}") < {high!r}, true)')
+        elif kind_id == "date":
+            guards.append(f"coalesce(\"{name}\" BETWEEN DATE '0001-01-01' AND DATE '9999-12-31', true)")
+    if guards:
+        found = con.execute(f"SELECT bool_and({' AND '.join(guards)}) FROM {source}").fetchone()
+        if found is None or found[0] is False:
+            return None
+    packed = ", ".join(f'"{name}" := "{name}"' for name in fields)
+    rows = [data for (data,) in con.execute(
+        f"SELECT encode(to_json(struct_pack({packed}))) FROM {source} ORDER BY {order}").fetchall()]
+    return None if any(_CONTROL_ESCAPE in data for data in rows) else rows

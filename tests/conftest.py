@@ -10,9 +10,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import duckdb
 import pytest
 
+from generator import queries
 from generator.build import BuildConfig, build
+from generator.load import load_into, validate
+from generator.schema import DatasetInfo
 from generator.serve import make_server
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -59,6 +63,16 @@ def _serve(root: Path) -> Iterator[Served]:
     finally:
         server.shutdown()
         server.server_close()
+
+
+@pytest.fixture(scope="module")
+def embedded_db() -> tuple[duckdb.DuckDBPyConnection, DatasetInfo]:
+    """The embedded dataset validated and loaded into a database of its own, with the views (one thread)."""
+    info, tables = validate(EMBEDDED)
+    connection = duckdb.connect(config={"threads": 1})
+    load_into(connection, tables)
+    connection.execute(queries.read_sql("views"))
+    return connection, info
 
 
 @pytest.fixture(scope="session")

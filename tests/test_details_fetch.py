@@ -5,25 +5,13 @@ they make from every group (the order of the rows within a group included)."""
 
 from __future__ import annotations
 
-import duckdb
 import pytest
 from pydantic import ValidationError
 
-from generator import details, queries, responses, serialize
-from generator.load import load
+from generator import details, responses, serialize
 from generator.response_base import Out
 
-from .conftest import EMBEDDED
-
 BUILDERS = ("company_profiles", "investor_profiles", "industry_details")
-
-
-@pytest.fixture(scope="module")
-def loaded() -> tuple[duckdb.DuckDBPyConnection, object]:
-    con = duckdb.connect()
-    info = load(EMBEDDED, con)
-    con.execute(queries.read_sql("views"))
-    return con, info
 
 
 def _count(digest: str) -> int:
@@ -32,8 +20,8 @@ def _count(digest: str) -> int:
 
 
 @pytest.mark.parametrize("builder", BUILDERS)
-def test_a_few_profiles_fetch_their_groups_only_and_render_the_same(loaded: tuple, builder: str) -> None:
-    con, info = loaded
+def test_a_few_profiles_fetch_their_groups_only_and_render_the_same(embedded_db: tuple, builder: str) -> None:
+    con, info = embedded_db
     make = getattr(details, builder)
     everything = {d.keys[0]: d.make() for d in make(con, info)}
     chosen = list(make(con, info))
@@ -50,8 +38,8 @@ def test_a_few_profiles_fetch_their_groups_only_and_render_the_same(loaded: tupl
     assert all(set(source._groups or {}) <= {d.group for d in chosen} for source in sources)
 
 
-def test_many_profiles_fetch_every_group(loaded: tuple) -> None:
-    con, info = loaded
+def test_many_profiles_fetch_every_group(embedded_db: tuple) -> None:
+    con, info = embedded_db
     all_details = list(details.company_profiles(con, info))
     for source in all_details[0].sources:
         source.want({d.group for d in all_details})
@@ -60,9 +48,9 @@ def test_many_profiles_fetch_every_group(loaded: tuple) -> None:
 
 @pytest.mark.parametrize("builder", BUILDERS)
 def test_every_profile_is_written_straight_as_its_model_writes_it(
-    loaded: tuple, builder: str, monkeypatch: pytest.MonkeyPatch
+    embedded_db: tuple, builder: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    con, info = loaded
+    con, info = embedded_db
     straight: list[bool] = []
     body = details._body
 
@@ -83,8 +71,8 @@ class Ratio(Out):
     x: float | None
 
 
-def test_a_float_that_is_not_finite_goes_through_the_model_which_refuses_it(loaded: tuple) -> None:
-    con, _ = loaded
+def test_a_float_that_is_not_finite_goes_through_the_model_which_refuses_it(embedded_db: tuple) -> None:
+    con, _ = embedded_db
     rows = details.Rows(con, "SELECT * FROM (VALUES (1, 'inf'::DOUBLE), (2, 0.5), (3, NULL)) t(k, x)", by="k",
                         fits=Ratio)
     assert [rows.written(rows.of(k)) for k in (1, 2, 3)] == [False, True, True]
@@ -98,7 +86,7 @@ def test_a_float_that_is_not_finite_goes_through_the_model_which_refuses_it(load
     "SELECT 1 AS k, 1 AS x",  # an integer where the model writes 1.0
     "SELECT 1 AS k, 0.5::DOUBLE AS y",  # not the model's field
 ])
-def test_columns_that_do_not_serialize_as_the_model_go_through_it(loaded: tuple, sql: str) -> None:
-    con, _ = loaded
+def test_columns_that_do_not_serialize_as_the_model_go_through_it(embedded_db: tuple, sql: str) -> None:
+    con, _ = embedded_db
     rows = details.Rows(con, sql, by="k", fits=Ratio)
     assert not rows.written(rows.of(1))

@@ -9,27 +9,14 @@ import duckdb
 import pytest
 from pydantic import ValidationError
 
-from generator import listing, queries, serialize
-from generator.load import load_into, validate
+from generator import listing, serialize
 from generator.registry import LIST_ROUTES
 from generator.response_base import Out
-from generator.schema import DatasetInfo
-
-from .conftest import EMBEDDED
-
-
-@pytest.fixture(scope="module")
-def loaded() -> tuple[duckdb.DuckDBPyConnection, DatasetInfo]:
-    info, tables = validate(EMBEDDED)
-    connection = duckdb.connect(config={"threads": 1})
-    load_into(connection, tables)
-    connection.execute(queries.read_sql("views"))
-    return connection, info
 
 
 @pytest.mark.parametrize("route", LIST_ROUTES, ids=lambda r: r.name)
-def test_every_row_is_written_as_its_model_writes_it(loaded, route) -> None:  # type: ignore[no-untyped-def]
-    con, info = loaded
+def test_every_row_is_written_as_its_model_writes_it(embedded_db, route) -> None:  # type: ignore[no-untyped-def]
+    con, info = embedded_db
     listing.materialize(con, route, info)
     fields = list(route.model.model_fields)
     result = con.execute("SELECT " + ", ".join(f'"{name}"' for name in fields) + " FROM rows ORDER BY _idx")
@@ -40,9 +27,9 @@ def test_every_row_is_written_as_its_model_writes_it(loaded, route) -> None:  # 
         assert write(values) == serialize.row(route.model.model_validate(dict(zip(fields, values, strict=True))))
 
 
-def test_most_routes_skip_the_model(loaded) -> None:  # type: ignore[no-untyped-def]
+def test_most_routes_skip_the_model(embedded_db) -> None:  # type: ignore[no-untyped-def]
     """The straight path is taken where the column types allow it (the benefit this module exists for)."""
-    con, info = loaded
+    con, info = embedded_db
     straight = []
     for route in LIST_ROUTES:
         listing.materialize(con, route, info)
