@@ -91,8 +91,8 @@ def render_details(
 
 def _order(previous: Previous | None) -> list[str]:
     """The tasks, largest first, so that the last one to finish is a small one: by the files each made last
-    time, else by what makes the most files (a word or prefix filter, a filter with a value per company; the
-    profiles after the two largest listings)."""
+    time, else by what makes the most files: the profiles (one or more per company), a filter with a value per
+    company, a word or prefix filter, then filters times sorts."""
     if previous is not None and previous.by_unit:
         counts: Counter[str] = Counter()
         for unit, paths in previous.by_unit.items():
@@ -104,10 +104,9 @@ def _order(previous: Previous | None) -> list[str]:
     def weight(route: ListRoute) -> tuple[int, int]:
         text = any(f.kind == "text" for f in route.filters)
         per_company = any(f.name == "company" for f in route.filters)
-        return (-2 * text - per_company, -len(route.sort_values) * len(route.filters))
+        return (-2 * per_company - text, -len(route.sort_values) * len(route.filters))
 
-    names = [route.name for route in sorted(LIST_ROUTES, key=weight)]
-    return [*names[:2], DETAILS, *names[2:]]
+    return [DETAILS, *(route.name for route in sorted(LIST_ROUTES, key=weight))]
 
 
 _worker: dict[str, object] = {}
