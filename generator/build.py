@@ -246,9 +246,8 @@ def _build(config: BuildConfig, out: Path, progress: Progress, committed: list[b
         progress(f"validate: reading and checking the dataset ({len(reuse)} unchanged tables from the last build)")
         # Everything is checked before the first byte is written: table by table in the worker processes where
         # every table is read afresh, else (and for any problem, to report it) in this process.
-        info = tablewise.validate_into(con, config.data_dir, pool, writer.scratch) if pool and not reuse else None
-        if info is None:
-            info = validate_into(con, config.data_dir, reuse)
+        loaded = tablewise.validate_into(con, config.data_dir, pool, writer.scratch) if pool and not reuse else None
+        info, parquet = loaded or validate_into(con, config.data_dir, reuse)
         writer.unit_keys.update((reload.SOURCE_UNIT + name, key) for name, key in sources.items())
         stage("validate")
 
@@ -266,7 +265,7 @@ def _build(config: BuildConfig, out: Path, progress: Progress, committed: list[b
                 emit(path, body, unit)
             stage("exports")
 
-        with fanout.Listings(con, info, writer, pool, progress) as listings:
+        with fanout.Listings(con, info, writer, pool, progress, parquet) as listings:
             if workers:  # the worker processes render the listings and profiles meanwhile
                 progress(f"listings and profiles: rendered by {workers} worker processes")
                 write_exports()

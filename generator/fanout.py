@@ -1,7 +1,8 @@
 """The listing stage on several cores: each listing route is rendered whole by one worker process.
 
-Workers open a snapshot of the loaded DuckDB database (a file in the staging folder's scratch space, read-only)
-and write their pages straight into the staging folder, each through its own ``StagedFiles``; the build
+Each worker loads the validated tables into a DuckDB database of its own, from parquet files in the staging
+folder's scratch space (those the table-by-table validation wrote, an earlier build's exports, or ones the build
+process writes), and writes its pages straight into the staging folder, each through its own ``StagedFiles``; the build
 process meanwhile writes the other stages and then gathers what the workers report. Every file belongs to
 exactly one route, so the output does not depend on the number of workers. A worker is killed with the
 build process (``PR_SET_PDEATHSIG``), so a killed build leaves nothing writing behind it.
@@ -28,14 +29,13 @@ from dataclasses import dataclass, field
 
 import duckdb
 
-from generator import details, listing
+from generator import details, listing, load, queries
 from generator.manifest import Previous, read_previous, unit_key
 from generator.registry import LIST_ROUTES, ListRoute
-from generator.schema import DatasetInfo
+from generator.schema import TABLES, DatasetInfo
 from generator.staged import StagedFiles, WriteStats
 from generator.writer import OutputWriter
 
-SNAPSHOT_FILE = "listings.duckdb"
 PR_SET_PDEATHSIG = 1
 
 
@@ -140,11 +140,18 @@ def _warm() -> None:
     the previous manifest while the build validates)."""
 
 
-def _render_in_worker(name: str, snapshot: str, info: DatasetInfo) -> RouteResult:
-    if _worker.get("snapshot") != snapshot:
-        con = duckdb.connect(snapshot, read_only=True, config={"threads": 1})
-        con.execute("SET enable_progress_bar = false")
-        _worker.update(con=con, snapshot=snapshot)
+def _database(tables: tuple[tuple[str, str], ...]) -> duckdb.DuckDBPyConnection:
+    """A worker's own database: every table from its parquet file (table name, file), and the views."""
+    con = duckdb.connect(":memory:", config={"threads": 1})
+    con.execute("SET enable_progress_bar = false")
+    load.load_parquet(con, dict(tables))
+    con.execute(queries.read_sql("views"))
+    return con
+
+
+def _render_in_worker(name: str, tables: tuple[tuple[str, str], ...], info: DatasetInfo) -> RouteResult:
+    if _worker.get("tables") != tables:
+        _worker.update(con=_database(tables), tables=tables)
     con, staging, previous, digests, recycled = (
         _worker[k] for k in ("con", "staging", "previous", "digests", "recycled"))
     if name == DETAILS:
@@ -181,9 +188,12 @@ class Listings:
     def __init__(
         self, con: duckdb.DuckDBPyConnection, info: DatasetInfo, writer: OutputWriter,
         pool: ProcessPoolExecutor | None, progress: Callable[[str], None] | None = None,
+        parquet: dict[str, str] | None = None,
     ) -> None:
-        """``pool``: from ``start_pool``, or None to render in this process."""
+        """``pool``: from ``start_pool``, or None to render in this process; ``parquet``: the tables of ``con``
+        already held in parquet files (table name -> file), which the workers load instead of new ones."""
         self._con, self._info, self._writer = con, info, writer
+        self._parquet = dict(parquet or {})
         self._progress = progress
         self._started = time.perf_counter()
         self._lock = threading.Lock()
@@ -197,13 +207,15 @@ class Listings:
 
     def __enter__(self) -> Listings:
         if self._pool is not None:
-            snapshot = self._writer.scratch(SNAPSHOT_FILE)
-            quoted = snapshot.replace("'", "''")
-            self._con.execute(f"ATTACH '{quoted}' AS listing_snapshot")
-            self._con.execute("COPY FROM DATABASE memory TO listing_snapshot")
-            self._con.execute("DETACH listing_snapshot")
+            files = self._parquet
+            for table in TABLES:  # a table validated by this process: handed over in a parquet file too
+                if table.name not in files:
+                    files[table.name] = self._writer.scratch(f"load-{table.name}.parquet")
+                    quoted = files[table.name].replace("'", "''")
+                    self._con.execute(f"COPY {table.name} TO '{quoted}' (FORMAT parquet)")
+            tables = tuple(sorted(files.items()))
             names = _order(self._writer.previous_manifest)
-            self._futures = [self._pool.submit(_render_in_worker, name, snapshot, self._info) for name in names]
+            self._futures = [self._pool.submit(_render_in_worker, name, tables, self._info) for name in names]
             for future in self._futures:  # reported as each finishes, while the build process does other stages
                 future.add_done_callback(self._finished)
         return self

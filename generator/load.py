@@ -336,6 +336,14 @@ def load_into(con: duckdb.DuckDBPyConnection, tables: dict[str, ParsedTable]) ->
         )
 
 
+def load_parquet(con: duckdb.DuckDBPyConnection, files: dict[str, str]) -> None:
+    """Create input tables from parquet files that hold them as ``load_into`` loads them (table name -> file; a
+    table validated in a worker process, or an earlier build's parquet export of it)."""
+    for name, path in files.items():
+        create_table(con, next(t for t in TABLES if t.name == name))
+        con.execute(f"INSERT INTO {name} SELECT * FROM read_parquet($1)", [path])
+
+
 def load(data_dir: Path, con: duckdb.DuckDBPyConnection) -> DatasetInfo:
     """Validate ``data_dir`` and load it into ``con``; raise ``DataError`` if anything is wrong."""
     info, tables = validate(data_dir)

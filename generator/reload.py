@@ -62,28 +62,28 @@ def reusable(keys: dict[str, str], previous_dir: str | None, previous: Previous 
     return found
 
 
-def validate_into(con: duckdb.DuckDBPyConnection, data_dir: Path, reuse: dict[str, str]) -> DatasetInfo:
+def validate_into(
+    con: duckdb.DuckDBPyConnection, data_dir: Path, reuse: dict[str, str]
+) -> tuple[DatasetInfo, dict[str, str]]:
     """Validate ``data_dir`` and load it into ``con`` (an empty database), reading the tables of ``reuse`` (from
-    ``reusable``) from their parquet files; raise ``DataError`` listing every problem."""
+    ``reusable``) from their parquet files; raise ``DataError`` listing every problem. Returns the dataset's
+    metadata and the parquet file each table was loaded from (none where every table was read afresh)."""
     if reuse:
         info = _changed_only(con, data_dir, reuse)
         if info is not None:
-            return info
+            return info, dict(reuse)
         for table in TABLES:
             con.execute(f"DROP TABLE IF EXISTS {table.name}")
     info, tables = load.validate(data_dir)
     load.load_into(con, tables)
-    return info
+    return info, {}
 
 
 def _changed_only(con: duckdb.DuckDBPyConnection, data_dir: Path, reuse: dict[str, str]) -> DatasetInfo | None:
     """Load the unchanged tables from parquet and validate the others; None where anything fails."""
     try:
         info = load.read_dataset_info(data_dir)
-        for name, path in reuse.items():
-            table = next(t for t in TABLES if t.name == name)
-            load.create_table(con, table)
-            con.execute(f"INSERT INTO {name} SELECT * FROM read_parquet($1)", [path])
+        load.load_parquet(con, reuse)
     except (DataError, duckdb.Error):
         return None
     issues: list[Issue] = []

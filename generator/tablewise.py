@@ -87,9 +87,11 @@ def _file_size(path: Path) -> int:
 
 def validate_into(
     con: duckdb.DuckDBPyConnection, data_dir: Path, pool: Executor, scratch: Callable[[str], str]
-) -> DatasetInfo | None:
+) -> tuple[DatasetInfo, dict[str, str]] | None:
     """Validate and load every table in the pool's processes (largest file first) and load the results into
-    ``con`` (an empty database); None, with nothing loaded, where any problem was found."""
+    ``con`` (an empty database); return the dataset's metadata and each table's parquet file (in the scratch
+    space, left for the worker processes to load). None, with nothing loaded or left, where any problem was
+    found."""
     try:
         info = load.read_dataset_info(data_dir)
     except DataError:
@@ -100,17 +102,14 @@ def validate_into(
         for t in order
     }
     checks = {name: future.result() for name, future in futures.items()}
-    try:
-        if not all(check.clean for check in checks.values()) or not _references_hold(checks):
-            return None
-        for table in TABLES:
-            load.create_table(con, table)
-            con.execute(f"INSERT INTO {table.name} SELECT * FROM read_parquet($1)", [checks[table.name].parquet])
-        return info
-    finally:
-        for check in checks.values():
-            if check.parquet is not None:
-                os.remove(check.parquet)
+    files = {t.name: checks[t.name].parquet for t in TABLES}
+    if all(check.clean for check in checks.values()) and _references_hold(checks):
+        load.load_parquet(con, files)  # type: ignore[arg-type]
+        return info, files  # type: ignore[return-value]
+    for path in files.values():
+        if path is not None:
+            os.remove(path)
+    return None
 
 
 def _references_hold(checks: dict[str, TableCheck]) -> bool:

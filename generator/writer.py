@@ -175,6 +175,7 @@ class OutputWriter(StagedFiles):
             self._retiring = subprocess.Popen(["rm", "-rf", "--", str(self.retired)], stdin=subprocess.DEVNULL)
         if not recycled:
             self.staging.mkdir()
+        _remove(self.staging / SCRATCH_DIR)  # never reused; a link there is removed, not followed
         super().__init__(str(self.staging), previous, read_previous(previous, code), recycled)
 
     def list_recycled(self) -> None:
@@ -194,7 +195,6 @@ class OutputWriter(StagedFiles):
         processes included) with the folders that more than one process writes into (``/api/companies``: its
         listing pages and its profiles). In a recycled folder they are checked (or made) here, once: each
         process checks the folders below them it writes into (``StagedFiles._mkdir``)."""
-        _remove(Path(self._staging) / SCRATCH_DIR)  # never reused; a link there is removed, not followed
         for folder in sorted(folders):
             self._mkdir(self._new_prefix + self.relative(folder))
 

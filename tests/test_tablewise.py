@@ -14,7 +14,7 @@ import pytest
 
 from generator import tablewise
 from generator.build import BuildConfig, build
-from generator.load import DataError, load_into, validate
+from generator.load import DataError, load_into, load_parquet, validate
 from generator.schema import TABLES
 
 from .conftest import EMBEDDED, TINY
@@ -43,9 +43,14 @@ def test_the_tables_equal_the_serial_load(data: Path, pool: ProcessPoolExecutor,
     load_into(serial, tables)
     split = duckdb.connect()
     found = tablewise.validate_into(split, data, pool, _scratch(tmp_path / "scratch"))
-    assert found == info
+    assert found is not None and found[0] == info
     assert _tables(split) == _tables(serial)  # every row, every value, in the same order
-    assert list((tmp_path / "scratch").iterdir()) == []  # no parquet file left
+    files = found[1]  # each table's parquet file, left for the worker processes
+    assert sorted(files) == sorted(t.name for t in TABLES)
+    assert sorted(Path(f) for f in files.values()) == sorted((tmp_path / "scratch").iterdir())
+    worker = duckdb.connect()
+    load_parquet(worker, files)
+    assert _tables(worker) == _tables(serial)
 
 
 @pytest.mark.parametrize("change", [
