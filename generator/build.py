@@ -24,6 +24,7 @@ from generator import (
     exports,
     fanout,
     landing,
+    load,
     openapi,
     problems,
     queries,
@@ -246,14 +247,11 @@ def _build(config: BuildConfig, out: Path, progress: Progress, committed: list[b
         progress(f"validate: reading and checking the dataset ({len(reuse)} unchanged tables from the last build)")
         # Everything is checked before the first byte is written: table by table in the worker processes where
         # every table is read afresh, else (and for any problem, to report it) in this process.
-        loaded = tablewise.validate_into(con, config.data_dir, pool, writer.scratch) if pool and not reuse else None
-        info, parquet = loaded or validate_into(con, config.data_dir, reuse)
+        checked = tablewise.validate(config.data_dir, pool, writer.scratch) if pool and not reuse else None
+        info, parquet = checked or validate_into(con, config.data_dir, reuse)
         writer.unit_keys.update((reload.SOURCE_UNIT + name, key) for name, key in sources.items())
         stage("validate")
-
-        con.execute(queries.read_sql("views"))
         writer.ready({route.path for route in (*LIST_ROUTES, *DETAIL_ROUTES, EXPORT_ROUTE)})
-        stage("load")
 
         emit = writer.write
 
@@ -266,6 +264,10 @@ def _build(config: BuildConfig, out: Path, progress: Progress, committed: list[b
             stage("exports")
 
         with fanout.Listings(con, info, writer, pool, progress, parquet) as listings:
+            if checked is not None:  # this process's tables, loaded while the workers load theirs
+                load.load_parquet(con, parquet)
+            con.execute(queries.read_sql("views"))
+            stage("load")
             if workers:  # the worker processes render the listings and profiles meanwhile
                 progress(f"listings and profiles: rendered by {workers} worker processes")
                 write_exports()

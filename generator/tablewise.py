@@ -3,9 +3,9 @@
 The worker processes are started before validation (``fanout.start_pool``) and would otherwise wait for it. Here
 each input table is read, validated and checked on its own (``check_table``, in a worker): its rows one by one,
 its unique columns, slugs and dates, exactly as ``load.validate`` does. A table without problems is loaded into
-the worker's own DuckDB database in key order and handed over as a parquet file, which the build process then
-loads in one statement; the references across tables are checked in the build process from the key values and
-foreign-key cells each worker reports.
+the worker's own DuckDB database in key order and handed over as a parquet file, which the build process and
+the workers rendering the listings then load in one statement each; the references across tables are checked in
+the build process from the key values and foreign-key cells each worker reports.
 
 Only a dataset without a single problem takes this path. Anything else (a problem in any table or reference,
 unreadable metadata) makes the build validate the whole dataset the usual way (``load.validate``), so a bad file
@@ -85,13 +85,12 @@ def _file_size(path: Path) -> int:
         return 0
 
 
-def validate_into(
-    con: duckdb.DuckDBPyConnection, data_dir: Path, pool: Executor, scratch: Callable[[str], str]
+def validate(
+    data_dir: Path, pool: Executor, scratch: Callable[[str], str]
 ) -> tuple[DatasetInfo, dict[str, str]] | None:
-    """Validate and load every table in the pool's processes (largest file first) and load the results into
-    ``con`` (an empty database); return the dataset's metadata and each table's parquet file (in the scratch
-    space, left for the worker processes to load). None, with nothing loaded or left, where any problem was
-    found."""
+    """Validate and load every table in the pool's processes (largest file first); return the dataset's metadata
+    and the parquet file of each table (in the scratch space: ``load.load_parquet`` loads them). None, with no
+    file left, where any problem was found."""
     try:
         info = load.read_dataset_info(data_dir)
     except DataError:
@@ -104,7 +103,6 @@ def validate_into(
     checks = {name: future.result() for name, future in futures.items()}
     files = {t.name: checks[t.name].parquet for t in TABLES}
     if all(check.clean for check in checks.values()) and _references_hold(checks):
-        load.load_parquet(con, files)  # type: ignore[arg-type]
         return info, files  # type: ignore[return-value]
     for path in files.values():
         if path is not None:

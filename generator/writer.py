@@ -29,11 +29,11 @@ from __future__ import annotations
 import ctypes
 import errno
 import fcntl
+import functools
 import os
 import shutil
 import subprocess
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 
 from generator import recycle
@@ -131,19 +131,30 @@ def _rename(source: Path, target: Path) -> None:
     os.rename(source, target)
 
 
-@dataclass
 class Changes:
-    """What a build changed in its output: relative paths, sorted."""
+    """What a build changed in its output: relative paths, sorted when first read (the summary only counts)."""
 
-    added: list[str]
-    changed: list[str]
-    removed: list[str]
+    def __init__(self, added: Iterable[str], changed: Iterable[str], removed: Iterable[str]) -> None:
+        self._paths = (set(added), set(changed), set(removed))
+
+    @functools.cached_property
+    def added(self) -> list[str]:
+        return sorted(self._paths[0])
+
+    @functools.cached_property
+    def changed(self) -> list[str]:
+        return sorted(self._paths[1])
+
+    @functools.cached_property
+    def removed(self) -> list[str]:
+        return sorted(self._paths[2])
 
     def summary(self) -> str:
-        return f"{len(self.added):,} added, {len(self.changed):,} changed, {len(self.removed):,} removed"
+        added, changed, removed = map(len, self._paths)
+        return f"{added:,} added, {changed:,} changed, {removed:,} removed"
 
     def as_json(self) -> dict[str, object]:
-        counts = {"added": len(self.added), "changed": len(self.changed), "removed": len(self.removed)}
+        counts = dict(zip(("added", "changed", "removed"), map(len, self._paths), strict=True))
         return {"counts": counts, "added": self.added, "changed": self.changed, "removed": self.removed}
 
 
@@ -230,8 +241,8 @@ class OutputWriter(StagedFiles):
             old = set()
         new = set(self.digests)
 
-        def published(paths: set[str]) -> list[str]:
-            return sorted(p for p in paths if not p.startswith("."))
+        def published(paths: set[str]) -> set[str]:
+            return {p for p in paths if not p.startswith(".")}
 
         return Changes(published(new - old), published(self.rewritten & old), published(old - new))
 
