@@ -248,7 +248,7 @@ def _build(config: BuildConfig, out: Path, progress: Progress, committed: list[b
         # Everything is checked before the first byte is written: table by table in the worker processes where
         # every table is read afresh, else (and for any problem, to report it) in this process.
         checked = tablewise.validate(config.data_dir, pool, writer.scratch) if pool and not reuse else None
-        info, parquet = checked or validate_into(con, config.data_dir, reuse)
+        info, parquet = checked or validate_into(con, config.data_dir, reuse, writer.scratch)
         writer.unit_keys.update((reload.SOURCE_UNIT + name, key) for name, key in sources.items())
         stage("validate")
         writer.ready({route.path for route in (*LIST_ROUTES, *DETAIL_ROUTES, EXPORT_ROUTE)})

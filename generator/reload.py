@@ -17,6 +17,7 @@ build would, every file, line and column included.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 import duckdb
@@ -63,23 +64,26 @@ def reusable(keys: dict[str, str], previous_dir: str | None, previous: Previous 
 
 
 def validate_into(
-    con: duckdb.DuckDBPyConnection, data_dir: Path, reuse: dict[str, str]
+    con: duckdb.DuckDBPyConnection, data_dir: Path, reuse: dict[str, str], scratch: Callable[[str], str] | None = None
 ) -> tuple[DatasetInfo, dict[str, str]]:
     """Validate ``data_dir`` and load it into ``con`` (an empty database), reading the tables of ``reuse`` (from
     ``reusable``) from their parquet files; raise ``DataError`` listing every problem. Returns the dataset's
-    metadata and the parquet file each table was loaded from (none where every table was read afresh)."""
+    metadata and the parquet file each table was loaded from (none where every table was read afresh).
+    ``scratch``: see ``load.load_into``."""
     if reuse:
-        info = _changed_only(con, data_dir, reuse)
+        info = _changed_only(con, data_dir, reuse, scratch)
         if info is not None:
             return info, dict(reuse)
         for table in TABLES:
             con.execute(f"DROP TABLE IF EXISTS {table.name}")
     info, tables = load.validate(data_dir)
-    load.load_into(con, tables)
+    load.load_into(con, tables, scratch)
     return info, {}
 
 
-def _changed_only(con: duckdb.DuckDBPyConnection, data_dir: Path, reuse: dict[str, str]) -> DatasetInfo | None:
+def _changed_only(
+    con: duckdb.DuckDBPyConnection, data_dir: Path, reuse: dict[str, str], scratch: Callable[[str], str] | None
+) -> DatasetInfo | None:
     """Load the unchanged tables from parquet and validate the others; None where anything fails."""
     try:
         info = load.read_dataset_info(data_dir)
@@ -90,7 +94,7 @@ def _changed_only(con: duckdb.DuckDBPyConnection, data_dir: Path, reuse: dict[st
     parsed = {t.name: load.read_table(data_dir, t, info.as_of, issues) for t in TABLES if t.name not in reuse}
     if issues or not _references_hold(con, parsed, issues):
         return None
-    load.load_into(con, parsed)
+    load.load_into(con, parsed, scratch)
     return info
 
 

@@ -15,6 +15,7 @@ gets exactly the report a serial validation gives: every file, line and column, 
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import os
 from collections.abc import Callable
 from concurrent.futures import Executor
@@ -69,7 +70,7 @@ def check_table(data_dir: str, name: str, as_of: dt.date, parquet: str) -> Table
         check.references[fk.column] = {str(row[fk.column]) for row in parsed.rows if row[fk.column] is not None}
     con = _database()
     try:
-        load.load_into(con, {name: parsed})
+        load.load_into(con, {name: parsed}, functools.partial(os.path.join, os.path.dirname(parquet)))
         quoted = parquet.replace("'", "''")
         con.execute(f"COPY {name} TO '{quoted}' (FORMAT parquet)")
     finally:
