@@ -67,7 +67,7 @@ def render_route(
     key = unit_key(info.model_dump_json(), listing.materialize(con, route, info))
     if files.render(unit, key):
         reuse = functools.partial(files.reuse, unit)
-        for page in listing.render(con, route, info, result.domains, reuse, lazy=files.carries):
+        for page in listing.render(con, route, info, result.domains, reuse):
             files.write(page.path, page.body, unit, page.inputs)
     else:
         result.domains = listing.domains_of(route, files.carried(unit))

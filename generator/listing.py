@@ -63,10 +63,9 @@ def rank(con: duckdb.DuckDBPyConnection, route: ListRoute) -> None:
     con.execute(f"CREATE OR REPLACE TEMP TABLE rows AS SELECT *, {ranks} FROM rows")
 
 
-def load_rows(con: duckdb.DuckDBPyConnection, route: ListRoute, lazy: bool = False) -> Sequence[bytes]:
-    """Each row of ``rows`` (see ``materialize``) serialized once, in ``_idx`` order: all of them now, or each
-    when first used (``lazy``: a rebuild renders few combinations) where DuckDB does not write them
-    (``serialize.duckdb_rows``)."""
+def load_rows(con: duckdb.DuckDBPyConnection, route: ListRoute) -> list[bytes]:
+    """Each row of ``rows`` (see ``materialize``) serialized once, in ``_idx`` order: by DuckDB where it writes the
+    model's bytes (``serialize.duckdb_rows``), else by pydantic."""
     made = serialize.duckdb_rows(con, route.model, "rows", "_idx")
     if made is not None:
         return made
@@ -74,42 +73,10 @@ def load_rows(con: duckdb.DuckDBPyConnection, route: ListRoute, lazy: bool = Fal
     columns = ", ".join(f'"{name}"' for name in fields)
     result = con.execute(f"SELECT {columns} FROM rows ORDER BY _idx")
     write = serialize.row_writer(route.model, result.description)
-    if lazy:
-        return _LazyRows(result.fetchall(), write)
     out: list[bytes] = []
     while batch := result.fetchmany(10_000):
         out.extend(map(write, batch))
     return out
-
-
-class _LazyRows(Sequence[bytes]):
-    """Rows serialized when first used."""
-
-    def __init__(self, values: list[tuple], write: Callable[[Sequence[object]], bytes]) -> None:
-        self._values, self._write = values, write
-        self._made: list[bytes | None] = [None] * len(values)
-
-    def __len__(self) -> int:
-        return len(self._values)
-
-    def __getitem__(self, i: int) -> bytes:  # type: ignore[override]
-        made = self._made[i]
-        if made is None:
-            made = self._made[i] = self._write(self._values[i])
-        return made
-
-
-class _Ordered(Sequence[bytes]):
-    """``rows`` in another order: ``order[i]`` is the index in ``rows`` of the i-th."""
-
-    def __init__(self, rows: Sequence[bytes], order: list[int]) -> None:
-        self._rows, self._order = rows, order
-
-    def __len__(self) -> int:
-        return len(self._order)
-
-    def __getitem__(self, i: int) -> bytes:  # type: ignore[override]
-        return self._rows[self._order[i]]
 
 
 def _order_by(route: ListRoute, sort_value: str) -> str:
@@ -332,7 +299,7 @@ def domains_of(route: ListRoute, paths: list[str]) -> dict[str, list[str]]:
 
 def render(
     con: duckdb.DuckDBPyConnection, route: ListRoute, info: DatasetInfo,
-    domains_out: dict[str, list[str]] | None = None, reuse: Reuse | None = None, lazy: bool = False,
+    domains_out: dict[str, list[str]] | None = None, reuse: Reuse | None = None,
 ) -> Iterator[Page]:
     """Every page of one listing route that has rows: each non-empty combination, each of its sorts, each page,
     from the rows ``materialize`` made.
@@ -341,15 +308,14 @@ def render(
     (``Combo.key``: a digest of its rows' content, from which the order under each sort and every facet count
     follow, and of the dataset's metadata). ``reuse`` may carry a
     combination's pages over instead (a rebuild where few rows changed renders few combinations); the pages
-    rendered carry the key in ``Page.inputs``; ``lazy`` serializes only the rows of the combinations rendered
-    (where ``reuse`` carries most over). The values each filter takes alone (the ones that have files) go into
+    rendered carry the key in ``Page.inputs``. The values each filter takes alone (the ones that have files) go into
     ``domains_out``."""
-    rows = load_rows(con, route, lazy)
+    rows = load_rows(con, route)
     rank(con, route)
     ranked: dict[str, Sequence[bytes]] = {}  # the serialized rows in each sort's order
     for n, sort in enumerate(route.sort_values):
         order = [i for (i,) in con.execute(f"SELECT _idx FROM rows ORDER BY _r{n}").fetchall()]
-        ranked[sort] = _Ordered(rows, order) if lazy else [rows[i] for i in order]
+        ranked[sort] = [rows[i] for i in order]
     meta = serialize.members(base_meta(info))
     combos = combinations(con, route, unit_key(meta))
     refinements = facets(route, combos)

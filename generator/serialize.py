@@ -74,10 +74,11 @@ _JSON_OF = {
 of the type does (a DECIMAL would come out as a string, an integer as ``5`` where a float field writes ``5.0``)."""
 
 
-def written_alike(kind: object, annotation: object, top: bool) -> bool:
+def written_alike(kind: object, annotation: object, top: bool, nested_floats: bool = False) -> bool:
     """Whether values of DuckDB type ``kind`` serialize as a field of type ``annotation`` would: same scalar type
     (a str-valued enum or literal is a string), a list of such values, or a struct with the model's fields in its
-    order. A float counts only at the top of a row, where ``row_writer`` checks that it is finite."""
+    order. A float counts only at the top of a row, where ``row_writer`` checks that it is finite, or anywhere
+    with ``nested_floats`` (``duckdb_rows`` checks them all)."""
     leaves = leaf_types(annotation) - {type(None)}
     if len(leaves) != 1:
         return False
@@ -85,27 +86,30 @@ def written_alike(kind: object, annotation: object, top: bool) -> bool:
     kind_id = getattr(kind, "id", None)
     children = getattr(kind, "children", []) if kind_id in ("list", "struct") else []
     if typing.get_origin(leaf) is list:
-        return kind_id == "list" and written_alike(children[0][1], typing.get_args(leaf)[0], top=False)
+        return kind_id == "list" and written_alike(children[0][1], typing.get_args(leaf)[0], False, nested_floats)
     if isinstance(leaf, type) and issubclass(leaf, BaseModel):
         fields = leaf.model_fields
         return kind_id == "struct" and [name for name, _ in children] == list(fields) and all(
-            written_alike(child, fields[name].annotation, top=False) for name, child in children)
+            written_alike(child, fields[name].annotation, False, nested_floats) for name, child in children)
     if typing.get_origin(leaf) is typing.Literal:
         leaf = str if all(isinstance(v, str) for v in typing.get_args(leaf)) else None
     elif isinstance(leaf, type) and issubclass(leaf, enum.Enum):
         leaf = str if all(isinstance(m.value, str) for m in leaf) else None
-    if leaf is float and not top:
+    if leaf is float and not (top or nested_floats):
         return False
     return kind_id in _JSON_OF.get(leaf, ())  # type: ignore[call-overload]
 
 
-def fits(model: type[BaseModel], columns: Sequence[tuple[str, object]], added: Sequence[str] = ()) -> bool:
+def fits(
+    model: type[BaseModel], columns: Sequence[tuple[str, object]], added: Sequence[str] = (),
+    nested_floats: bool = False,
+) -> bool:
     """Whether values of these columns (name, DuckDB type), with the fields ``added`` after them, serialize as the
     model writes them: the columns are its fields, in order, each of a type ``written_alike`` (a float, at the top
-    only, to be checked finite by the caller)."""
+    only unless ``nested_floats``, to be checked finite by the caller)."""
     fields = model.model_fields
     return [name for name, _ in columns] + list(added) == list(fields) and all(
-        written_alike(kind, fields[name].annotation, top=True) for name, kind in columns)
+        written_alike(kind, fields[name].annotation, True, nested_floats) for name, kind in columns)
 
 
 def row_writer(model: type[BaseModel], columns: Sequence[Sequence[object]]) -> Callable[[Sequence[object]], bytes]:
@@ -165,33 +169,42 @@ _CONTROL_ESCAPE = b"\\u00"
 pydantic lower-case: a table with one goes through pydantic's writer."""
 
 
-def _types_below(kind: object) -> set[str]:
-    children = getattr(kind, "children", []) if getattr(kind, "id", None) in ("list", "struct") else []
-    return set().union(*({getattr(child, "id", None), *_types_below(child)} for _, child in children))
+def _alike(value: str, kind: object, depth: int = 0) -> str | None:
+    """SQL true where every double and date in ``value`` (of DuckDB type ``kind``, inside lists and structs too) is
+    one DuckDB's JSON writer writes as pydantic's does (``DOUBLES_ALIKE``; years 1-9999); None: nothing to check."""
+    kind_id = getattr(kind, "id", None)
+    low, high = DOUBLES_ALIKE
+    if kind_id == "double":
+        return f"coalesce({value} = 0 OR abs({value}) >= {low!r} AND abs({value}) < {high!r}, true)"
+    if kind_id == "date":
+        return f"coalesce({value} BETWEEN DATE '0001-01-01' AND DATE '9999-12-31', true)"
+    if kind_id == "float":  # a 4-byte float: DuckDB writes its double's digits
+        return "false"
+    children = getattr(kind, "children", []) if kind_id in ("list", "struct") else []
+    if kind_id == "struct":
+        checks = [c for name, child in children if (c := _alike(f'({value})."{name}"', child, depth)) is not None]
+        return " AND ".join(checks) or None
+    if kind_id == "list":
+        item = f"x{depth}"
+        inner = _alike(item, children[0][1], depth + 1)
+        if inner is not None:
+            return f"coalesce(list_bool_and(list_transform({value}, lambda {item}: {inner})), true)"
+    return None
 
 
 def duckdb_rows(con: duckdb.DuckDBPyConnection, model: type[BaseModel], source: str, order: str) -> list[bytes] | None:
     """Every row of ``source`` (a table) in ``order``, as ``row_writer`` writes it (the columns named as the model's
     fields), each written by DuckDB's JSON writer: a fifth of the time of fetching the values into Python. None
-    where that could write other bytes: columns that do not ``fit`` the model, a date or double inside a list
-    or struct, a float (4 bytes), a double outside ``DOUBLES_ALIKE`` or not finite (the model refuses it), a
-    date outside years 1-9999, a control character escaped (``_CONTROL_ESCAPE``)."""
+    where that could write other bytes: columns that do not ``fit`` the model, a float (4 bytes), a double
+    outside ``DOUBLES_ALIKE`` or not finite (the model refuses it), a date outside years 1-9999 (in lists and
+    structs too), a control character escaped (``_CONTROL_ESCAPE``)."""
     fields = list(model.model_fields)
     columns = ", ".join(f'"{name}"' for name in fields)
     empty = con.execute(f"SELECT {columns} FROM {source} LIMIT 0")
     described = [(column[0], column[1]) for column in empty.description]
-    if not fits(model, described) or any(_types_below(kind) & {"date", "double", "float"} for _, kind in described):
+    if not fits(model, described, nested_floats=True):
         return None
-    low, high = DOUBLES_ALIKE
-    guards = []
-    for name, kind in described:
-        kind_id = getattr(kind, "id", None)
-        if kind_id == "float":
-            return None
-        if kind_id == "double":
-            guards.append(f'coalesce("{name}" = 0 OR abs("{name}") >= {low!r} AND abs("{name}") < {high!r}, true)')
-        elif kind_id == "date":
-            guards.append(f"coalesce(\"{name}\" BETWEEN DATE '0001-01-01' AND DATE '9999-12-31', true)")
+    guards = [c for name, kind in described if (c := _alike(f'"{name}"', kind)) is not None]
     if guards:
         found = con.execute(f"SELECT bool_and({' AND '.join(guards)}) FROM {source}").fetchone()
         if found is None or found[0] is False:

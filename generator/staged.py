@@ -165,11 +165,6 @@ class StagedFiles:
         """The previous output's folder, if there is one."""
         return self._previous
 
-    @property
-    def carries(self) -> bool:
-        """Whether listing pages can be carried over: a previous output whose manifest the same code wrote."""
-        return self._previous is not None and self._old is not None and bool(self._old.by_folder)
-
     @staticmethod
     def relative(path: str) -> str:
         """Check an output path (``/api/x.json`` or ``api/x.json``) and return it relative to the output."""

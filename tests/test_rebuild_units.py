@@ -35,21 +35,15 @@ def bump_valuation(data: Path, slug: str) -> None:
         csv.writer(handle, lineterminator="\n").writerows(rows)
 
 
-LAZY: list[bool] = []
-"""Whether each route ``rendered`` lists serialized only the rows of the combinations it rendered."""
-
-
 @pytest.fixture
 def rendered(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Names of the listing routes rendered (not carried over) by builds in this process (workers=0)."""
     names: list[str] = []
-    LAZY.clear()
     original = listing.render
 
-    def spy(con, route, info, domains_out=None, reuse=None, lazy=False):  # type: ignore[no-untyped-def]
+    def spy(con, route, info, domains_out=None, reuse=None):  # type: ignore[no-untyped-def]
         names.append(route.name)
-        LAZY.append(lazy)
-        return original(con, route, info, domains_out, reuse, lazy)
+        return original(con, route, info, domains_out, reuse)
 
     monkeypatch.setattr(listing, "render", spy)
     return names
@@ -60,15 +54,12 @@ def test_one_company_change_renders_only_what_depends_on_it(tmp_path: Path, rend
     shutil.copytree(TINY, data)
     build(BuildConfig(data, out, workers=0))
     assert sorted(rendered) == sorted(r.name for r in LIST_ROUTES)
-    assert not any(LAZY)  # a clean build serializes every row
     before = inodes(out)
     rendered.clear()
-    LAZY.clear()
 
     bump_valuation(data, "figma")
     report = build(BuildConfig(data, out, workers=0))
     routes = list(rendered)
-    assert LAZY and all(LAZY)  # a rebuild, only the rows of the combinations it renders
     build(BuildConfig(data, clean, workers=0))
     assert tree(out) == tree(clean)  # carried over or rendered, the bytes are those of a clean build
 

@@ -40,31 +40,36 @@ WITH bounds AS (
     WHERE c.status = 'private' AND v.current_valuation_usd IS NOT NULL
 ), scored AS (
     SELECT id, [
-        {'name': 'scale', 'value': valuation_usd::DOUBLE, 'max_points': 25.0,
+        {'name': 'scale', 'value': valuation_usd::DOUBLE,
          'points': round(25 * greatest(0, least(1, (log10(valuation_usd) - 8.5) / 2.5)), 2),
+         'max_points': 25.0::DOUBLE,
          'note': 'current valuation_usd; 0 points at $316M or less, 25 at $100B or more, log scale',
          'known': true},
-        {'name': 'revenue', 'value': revenue_usd::DOUBLE, 'max_points': 25.0,
+        {'name': 'revenue', 'value': revenue_usd::DOUBLE,
          'points': CASE WHEN revenue_usd IS NULL THEN 0.0
                         ELSE round(25 * greatest(0, least(1, (log10(greatest(revenue_usd, 1)) - 7.5) / 2.5)), 2) END,
+         'max_points': 25.0::DOUBLE,
          'note': 'latest fiscal-year revenue_usd; 0 at $32M or less, 25 at $10B or more, log scale'
                  || CASE WHEN revenue_usd IS NULL THEN '; unknown: 0 points' ELSE '' END,
          'known': revenue_usd IS NOT NULL},
-        {'name': 'growth', 'value': round(revenue_growth, 4), 'max_points': 15.0,
+        {'name': 'growth', 'value': round(revenue_growth, 4),
          'points': CASE WHEN revenue_growth IS NULL THEN 0.0
                         ELSE round(15 * greatest(0, least(1, revenue_growth / 0.5)), 2) END,
+         'max_points': 15.0::DOUBLE,
          'note': 'latest revenue growth (ratio); 0 at 0 or less, 15 at 50 % or more'
                  || CASE WHEN revenue_growth IS NULL THEN '; unknown: 0 points' ELSE '' END,
          'known': revenue_growth IS NOT NULL},
-        {'name': 'secondary_momentum', 'value': round(premium, 4), 'max_points': 15.0,
+        {'name': 'secondary_momentum', 'value': round(premium, 4),
          'points': CASE WHEN premium IS NULL THEN 0.0
                         ELSE round(15 * greatest(0, least(1, (premium + 0.25) / 0.75)), 2) END,
+         'max_points': 15.0::DOUBLE,
          'note': 'latest observed secondary implied valuation / last round post-money - 1; 0 at -25 % or less, '
                  || '15 at +50 %' || CASE WHEN premium IS NULL THEN '; unknown: 0 points' ELSE '' END,
          'known': premium IS NOT NULL},
-        {'name': 'ipo_pipeline', 'value': NULL::DOUBLE, 'max_points': 20.0,
+        {'name': 'ipo_pipeline', 'value': NULL::DOUBLE,
          'points': CASE ipo_status WHEN 'filed' THEN 20.0 WHEN 'upcoming' THEN 20.0 WHEN 'pipeline' THEN 12.0
-                                   WHEN 'postponed' THEN 8.0 ELSE 0.0 END,
+                        WHEN 'postponed' THEN 8.0 ELSE 0.0 END,
+         'max_points': 20.0::DOUBLE,
          'note': 'latest IPO record: filed or upcoming 20, pipeline 12, postponed 8, none or withdrawn 0; status: '
                  || coalesce(ipo_status, 'none'),
          'known': true}
