@@ -81,22 +81,23 @@ def drop_stale(folder: str, entries: list[tuple[str, str]], written: Iterable[st
     """Remove the listed entries (listed before the build wrote anything) that the build did not write, files,
     links and anything else, and the folders it did not use; return how many. (An entry the build wrote over, a
     link where a file or a folder goes now, was replaced by the build: ``StagedFiles``.)"""
-    files = set(written)
-    used: set[str] = set()
-    for path in files:
+    files = written if isinstance(written, (set, dict)) else set(written)
+    used = {path.rpartition("/")[0] for path in files} - {""}
+    for path in list(used):  # and their parents
         end = path.rfind("/")
         while end > 0 and path[:end] not in used:
             used.add(path[:end])
             end = path.rfind("/", 0, end)
+    listed = {path for kind, path in entries if kind != "d"}
     removed = 0
-    for kind, path in entries:
-        if kind != "d" and path not in files and path not in used:
-            try:
-                os.unlink(os.path.join(folder, path))  # a link is removed, never followed
-                removed += 1
-            except FileNotFoundError:
-                pass
-    for path in sorted((p for k, p in entries if k == "d" and p not in used), key=lambda p: -p.count("/")):
+    for path in sorted(listed.difference(files, used)):  # a file or link where a folder goes now stays: replaced
+        try:
+            os.unlink(os.path.join(folder, path))  # a link is removed, never followed
+            removed += 1
+        except FileNotFoundError:
+            pass
+    folders = {path for kind, path in entries if kind == "d"} - used
+    for path in sorted(folders, key=lambda p: -p.count("/")):
         if os.path.isdir(os.path.join(folder, path)):
             shutil.rmtree(os.path.join(folder, path), ignore_errors=True)
             removed += 1
