@@ -47,13 +47,8 @@ def _csv_select(table: Table) -> str:
 
 
 def _json_rows(con: duckdb.DuckDBPyConnection, table: Table) -> list[bytes]:
-    """The table's rows in key order, each serialized as its model writes it (``serialize.row_writer``)."""
-    made = serialize.duckdb_rows(con, table.model, table.name, _order(table))
-    if made is not None:
-        return made
-    result = con.execute(f"SELECT * FROM {table.name} ORDER BY {_order(table)}")
-    write = serialize.row_writer(table.model, result.description)
-    return [write(values) for values in result.fetchall()]
+    """The table's rows in key order, each serialized as its model writes it (``serialize.table_rows``)."""
+    return serialize.table_rows(con, table.model, table.name, _order(table))
 
 
 ARCHIVE_MEMBER_DATE = (1980, 1, 1, 0, 0, 0)

@@ -211,8 +211,7 @@ class Listings:
             for table in TABLES:  # a table validated by this process: handed over in a parquet file too
                 if table.name not in files:
                     files[table.name] = self._writer.scratch(f"load-{table.name}.parquet")
-                    quoted = files[table.name].replace("'", "''")
-                    self._con.execute(f"COPY {table.name} TO '{quoted}' (FORMAT parquet)")
+                    load.save_parquet(self._con, table.name, files[table.name])
             tables = tuple(sorted(files.items()))
             names = _order(self._writer.previous_manifest)
             self._futures = [self._pool.submit(_render_in_worker, name, tables, self._info) for name in names]

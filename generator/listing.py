@@ -10,7 +10,7 @@ deeper (their row counts are the facet counts, their first pages the facet URLs)
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
 import duckdb
@@ -64,19 +64,8 @@ def rank(con: duckdb.DuckDBPyConnection, route: ListRoute) -> None:
 
 
 def load_rows(con: duckdb.DuckDBPyConnection, route: ListRoute) -> list[bytes]:
-    """Each row of ``rows`` (see ``materialize``) serialized once, in ``_idx`` order: by DuckDB where it writes the
-    model's bytes (``serialize.duckdb_rows``), else by pydantic."""
-    made = serialize.duckdb_rows(con, route.model, "rows", "_idx")
-    if made is not None:
-        return made
-    fields = list(route.model.model_fields)
-    columns = ", ".join(f'"{name}"' for name in fields)
-    result = con.execute(f"SELECT {columns} FROM rows ORDER BY _idx")
-    write = serialize.row_writer(route.model, result.description)
-    out: list[bytes] = []
-    while batch := result.fetchmany(10_000):
-        out.extend(map(write, batch))
-    return out
+    """Each row of ``rows`` (see ``materialize``) serialized once, in ``_idx`` order (``serialize.table_rows``)."""
+    return serialize.table_rows(con, route.model, "rows", "_idx")
 
 
 def _order_by(route: ListRoute, sort_value: str) -> str:
@@ -243,7 +232,7 @@ def _filters(route: ListRoute, active: dict[str, str]) -> bytes:
 
 def _pages(
     route: ListRoute, folder: str, filters: bytes, sort: str, ids: list[int],
-    rows: Sequence[bytes], meta: bytes, first_page_meta: bytes, inputs: str = "",
+    rows: list[bytes], meta: bytes, first_page_meta: bytes, inputs: str = "",
 ) -> list[Page]:
     """The pages of one non-empty result set (in ``folder``) under one sort (``ids``: positions in ``rows``, the
     serialized rows in that sort's order); page 1 also carries ``first_page_meta``.
@@ -312,10 +301,10 @@ def render(
     ``domains_out``."""
     rows = load_rows(con, route)
     rank(con, route)
-    ranked: dict[str, Sequence[bytes]] = {}  # the serialized rows in each sort's order
-    for n, sort in enumerate(route.sort_values):
-        order = [i for (i,) in con.execute(f"SELECT _idx FROM rows ORDER BY _r{n}").fetchall()]
-        ranked[sort] = [rows[i] for i in order]
+    ranked = {  # the serialized rows in each sort's order
+        sort: [rows[i] for (i,) in con.execute(f"SELECT _idx FROM rows ORDER BY _r{n}").fetchall()]
+        for n, sort in enumerate(route.sort_values)
+    }
     meta = serialize.members(base_meta(info))
     combos = combinations(con, route, unit_key(meta))
     refinements = facets(route, combos)

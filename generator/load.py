@@ -28,7 +28,7 @@ from pydantic import ValidationError
 from pydantic_core import to_json
 
 from generator.cells import leaf_types
-from generator.schema import TABLES, DatasetInfo, ForeignKey, Table
+from generator.schema import TABLE_BY_NAME, TABLES, DatasetInfo, ForeignKey, Table
 
 DATASET_INFO_FILE = "dataset.json"
 
@@ -360,8 +360,14 @@ def load_parquet(con: duckdb.DuckDBPyConnection, files: dict[str, str]) -> None:
     """Create input tables from parquet files that hold them as ``load_into`` loads them (table name -> file; a
     table validated in a worker process, or an earlier build's parquet export of it)."""
     for name, path in files.items():
-        create_table(con, next(t for t in TABLES if t.name == name))
+        create_table(con, TABLE_BY_NAME[name])
         con.execute(f"INSERT INTO {name} SELECT * FROM read_parquet($1)", [path])
+
+
+def save_parquet(con: duckdb.DuckDBPyConnection, name: str, path: str) -> None:
+    """Write one loaded table to a parquet file in its stored (key) order, for ``load_parquet``."""
+    quoted = path.replace("'", "''")
+    con.execute(f"COPY {name} TO '{quoted}' (FORMAT parquet)")
 
 
 def load(data_dir: Path, con: duckdb.DuckDBPyConnection) -> DatasetInfo:

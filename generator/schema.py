@@ -378,6 +378,7 @@ TABLES: tuple[Table, ...] = (
     Table("filings", Filing, ("id",), (_fk("company_id", "companies"),), unique=("accession_number",)),
     Table("news", NewsItem, ("id",), (_fk("company_id", "companies"),)),
 )
+TABLE_BY_NAME: dict[str, Table] = {t.name: t for t in TABLES}
 """Every input table, in load order (a table's foreign keys point at tables listed before it)."""
 
 

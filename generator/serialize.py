@@ -213,3 +213,18 @@ def duckdb_rows(con: duckdb.DuckDBPyConnection, model: type[BaseModel], source: 
     rows = [data for (data,) in con.execute(
         f"SELECT encode(to_json(struct_pack({packed}))) FROM {source} ORDER BY {order}").fetchall()]
     return None if any(_CONTROL_ESCAPE in data for data in rows) else rows
+
+
+def table_rows(con: duckdb.DuckDBPyConnection, model: type[BaseModel], source: str, order: str) -> list[bytes]:
+    """Every row of ``source`` (a table whose columns include the model's fields) in ``order``, serialized as its
+    model writes it: by DuckDB where that writes the same bytes (``duckdb_rows``), else by ``row_writer``."""
+    made = duckdb_rows(con, model, source, order)
+    if made is not None:
+        return made
+    columns = ", ".join(f'"{name}"' for name in model.model_fields)
+    result = con.execute(f"SELECT {columns} FROM {source} ORDER BY {order}")
+    write = row_writer(model, result.description)
+    out: list[bytes] = []
+    while batch := result.fetchmany(10_000):
+        out.extend(map(write, batch))
+    return out

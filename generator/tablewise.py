@@ -26,7 +26,7 @@ import duckdb
 
 from generator import load
 from generator.load import DataError, Issue
-from generator.schema import TABLES, DatasetInfo, Table
+from generator.schema import TABLE_BY_NAME, TABLES, DatasetInfo, Table
 
 
 @dataclass
@@ -60,7 +60,7 @@ def _database() -> duckdb.DuckDBPyConnection:
 
 def check_table(data_dir: str, name: str, as_of: dt.date, parquet: str) -> TableCheck:
     """Read, validate and check one table; if it has no problem, load it and write it to ``parquet``."""
-    table = next(t for t in TABLES if t.name == name)
+    table = TABLE_BY_NAME[name]
     issues: list[Issue] = []
     parsed = load.read_table(Path(data_dir), table, as_of, issues)
     if issues or parsed.broken:
@@ -71,8 +71,7 @@ def check_table(data_dir: str, name: str, as_of: dt.date, parquet: str) -> Table
     con = _database()
     try:
         load.load_into(con, {name: parsed}, functools.partial(os.path.join, os.path.dirname(parquet)))
-        quoted = parquet.replace("'", "''")
-        con.execute(f"COPY {name} TO '{quoted}' (FORMAT parquet)")
+        load.save_parquet(con, name, parquet)
     finally:
         con.execute(f"DROP TABLE IF EXISTS {name}")
     check.parquet = parquet

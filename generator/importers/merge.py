@@ -26,7 +26,8 @@ from generator.importers.base import (
     Source,
     slugify,
 )
-from generator.importers.store import COLUMNS, PLACEHOLDER_SOURCE, TABLE_BY_NAME, Store, record_key
+from generator.importers.store import COLUMNS, PLACEHOLDER_SOURCE, Store, record_key
+from generator.schema import TABLE_BY_NAME
 
 RANK = {"estimate": 1, "press-report": 2, "company-report": 3, "exchange-data": 4, "sec-filing": 5}
 IPO_PROGRESS = {"pipeline": 0, "filed": 1, "postponed": 2, "withdrawn": 2, "upcoming": 3, "listed": 4}

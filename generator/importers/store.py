@@ -18,7 +18,6 @@ from pathlib import Path
 from generator.importers.base import SourceError
 from generator.schema import PROVENANCE, TABLES, Table
 
-TABLE_BY_NAME: dict[str, Table] = {t.name: t for t in TABLES}
 COLUMNS: dict[str, list[str]] = {t.name: list(t.model.model_fields) for t in (*TABLES, PROVENANCE)}
 PLACEHOLDER_SOURCE = "import"
 """Owner of the values ``merge`` fills in where no source said anything (``unclassified``, ``xx``...)."""
