@@ -276,7 +276,7 @@ def _build(config: BuildConfig, out: Path, progress: Progress, committed: list[b
             progress("listings" + (": waiting for the workers" if workers else ""))
             results = listings.results()
             stage("listings")
-        examples.update(listings.details.examples)
+        examples.update(listings.examples)
         for route in LIST_ROUTES:
             examples[route.name] = example_urls(route, results[route.name].domains)
         domains = {name: result.domains for name, result in results.items()}

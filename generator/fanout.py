@@ -1,4 +1,5 @@
-"""The listing stage on several cores: each listing route is rendered whole by one worker process.
+"""The listing stage on several cores: each listing route, and each detail route's profiles, is rendered whole by
+one worker process.
 
 Each worker loads the validated tables into a DuckDB database of its own, from parquet files in the staging
 folder's scratch space (those the table-by-table validation wrote, an earlier build's exports, or ones the build
@@ -31,7 +32,8 @@ import duckdb
 
 from generator import details, listing, load, queries
 from generator.manifest import Previous, read_previous, unit_key
-from generator.registry import LIST_ROUTES, ListRoute
+from generator.registry import DETAIL_ROUTES, LIST_ROUTES, ListRoute
+from generator.routes import DetailRoute
 from generator.schema import TABLES, DatasetInfo
 from generator.staged import StagedFiles, WriteStats
 from generator.writer import OutputWriter
@@ -46,8 +48,8 @@ class RouteResult:
     """Allowed values of each filter: the ones that have files."""
     files: StagedFiles | None = None
     """What the route wrote (or carried over from the previous output), without the previous manifest."""
-    examples: dict[str, list[str]] = field(default_factory=dict)
-    """Example URLs of the profiles (``DETAILS`` only)."""
+    examples: list[str] = field(default_factory=list)
+    """The example URLs of a detail route (by each key of its first resource)."""
 
     @property
     def stats(self) -> WriteStats:
@@ -75,18 +77,19 @@ def render_route(
     return result
 
 
-DETAILS = "details"
-"""The task that writes every profile (``details.detail_files``), beside the listing routes."""
-
-
 def render_details(
-    con: duckdb.DuckDBPyConnection, info: DatasetInfo, staging: str, previous: str | None,
+    con: duckdb.DuckDBPyConnection, route: DetailRoute, info: DatasetInfo, staging: str, previous: str | None,
     previous_manifest: Previous | None = None, recycled: bool = False,
 ) -> RouteResult:
+    """Write every resource of a detail route (``details.detail_files``) through its own ``StagedFiles``."""
     files = StagedFiles(staging, previous, previous_manifest, recycled)
-    result = RouteResult(DETAILS, files=files, examples=details.detail_files(con, info, files))
+    result = RouteResult(route.name, files=files, examples=details.detail_files(con, route, info, files))
     files.detach()
     return result
+
+
+TASKS = [route.name for route in LIST_ROUTES] + [route.name for route in DETAIL_ROUTES]
+"""The worker tasks: a listing route or a detail route each (their names differ)."""
 
 
 def _order(previous: Previous | None) -> list[str]:
@@ -96,17 +99,17 @@ def _order(previous: Previous | None) -> list[str]:
     if previous is not None and previous.by_unit:
         counts: Counter[str] = Counter()
         for unit, paths in previous.by_unit.items():
-            if not unit.startswith("export/"):  # a listing route's unit, or a profile's
-                counts[unit.removeprefix("listing:") if unit.startswith("listing:") else DETAILS] += len(paths)
-        names = [route.name for route in LIST_ROUTES] + [DETAILS]
-        return sorted(names, key=lambda name: (-counts[name], names.index(name)))
+            if not unit.startswith("export/"):  # a listing route's unit, or a profile's (``<route>/<key>``)
+                counts[unit.removeprefix("listing:") if unit.startswith("listing:") else unit.split("/")[0]] += (
+                    len(paths))
+        return sorted(TASKS, key=lambda name: (-counts[name], TASKS.index(name)))
 
     def weight(route: ListRoute) -> tuple[int, int]:
         text = any(f.kind == "text" for f in route.filters)
         per_company = any(f.name == "company" for f in route.filters)
         return (-2 * per_company - text, -len(route.sort_values) * len(route.filters))
 
-    return [DETAILS, *(route.name for route in sorted(LIST_ROUTES, key=weight))]
+    return [*(route.name for route in DETAIL_ROUTES), *(route.name for route in sorted(LIST_ROUTES, key=weight))]
 
 
 _worker: dict[str, object] = {}
@@ -154,8 +157,9 @@ def _render_in_worker(name: str, tables: tuple[tuple[str, str], ...], info: Data
         _worker.update(con=_database(tables), tables=tables)
     con, staging, previous, digests, recycled = (
         _worker[k] for k in ("con", "staging", "previous", "digests", "recycled"))
-    if name == DETAILS:
-        return render_details(con, info, staging, previous, digests, recycled)  # type: ignore[arg-type]
+    for detail in DETAIL_ROUTES:
+        if detail.name == name:
+            return render_details(con, detail, info, staging, previous, digests, recycled)  # type: ignore[arg-type]
     route = next(r for r in LIST_ROUTES if r.name == name)
     return render_route(con, route, info, staging, previous, digests, recycled)  # type: ignore[arg-type]
 
@@ -202,8 +206,8 @@ class Listings:
         self._previous = str(writer.previous) if writer.previous is not None else None
         self._pool = pool
         self._futures: list[Future[RouteResult]] = []
-        self.details = RouteResult(DETAILS)
-        """The profiles' result, once ``results()`` returned."""
+        self.examples: dict[str, list[str]] = {}
+        """Each detail route's example URLs, once ``results()`` returned."""
 
     def __enter__(self) -> Listings:
         if self._pool is not None:
@@ -228,13 +232,14 @@ class Listings:
                 done.append(render_route(self._con, route, self._info, self._staging, self._previous, digests,
                                          self._writer.recycled))
                 self._report(done)
-            done.append(render_details(self._con, self._info, self._staging, self._previous, digests,
-                                       self._writer.recycled))
-            self._report(done)
+            for detail in DETAIL_ROUTES:
+                done.append(render_details(self._con, detail, self._info, self._staging, self._previous, digests,
+                                           self._writer.recycled))
+                self._report(done)
         else:
             done = [future.result() for future in self._futures]
         by_name = {result.name: result for result in done}
-        self.details = by_name[DETAILS]
+        self.examples = {route.name: by_name[route.name].examples for route in DETAIL_ROUTES}
         for result in done:
             self._writer.merge(result.files)  # type: ignore[arg-type]
         return {route.name: by_name[route.name] for route in LIST_ROUTES}
@@ -252,7 +257,7 @@ class Listings:
         if self._progress is None:
             return
         elapsed = time.perf_counter() - self._started
-        total = len(LIST_ROUTES) + 1
+        total = len(TASKS)
         left = elapsed / len(done) * (total - len(done))
         files = sum(r.stats.files for r in done)
         eta = f", about {left:.0f}s left" if len(done) < total else ""

@@ -91,7 +91,7 @@ ROUTES: tuple[ListRoute | DetailRoute | ExportRoute | DocumentRoute, ...] = (
     ),
     DetailRoute(
         name="company", path="/api/companies", summary="Full company profile with financials, funding and analysis",
-        model=responses.CompanyProfile, key_names=("id", "slug"), builder="company_profiles",
+        model=responses.CompanyProfile, key_names=("id", "slug"), rows_sql="company_profiles", order="id",
     ),
     ListRoute(
         name="ipos", path="/api/ipos", summary="IPO pipeline: pipeline, filed, upcoming, listed, withdrawn, postponed",
@@ -206,7 +206,7 @@ ROUTES: tuple[ListRoute | DetailRoute | ExportRoute | DocumentRoute, ...] = (
     ),
     DetailRoute(
         name="investor", path="/api/investors", summary="Investor profile with portfolio and rounds led",
-        model=responses.InvestorProfile, key_names=("slug",), builder="investor_profiles",
+        model=responses.InvestorProfile, key_names=("slug",), rows_sql="investor_profiles", order="id",
     ),
     ListRoute(
         name="industries", path="/api/industries", summary="Industry-level aggregates",
@@ -217,7 +217,7 @@ ROUTES: tuple[ListRoute | DetailRoute | ExportRoute | DocumentRoute, ...] = (
     ),
     DetailRoute(
         name="industry", path="/api/industries", summary="One industry: aggregates, companies, funding by year",
-        model=responses.IndustryDetail, key_names=("slug",), builder="industry_details",
+        model=responses.IndustryDetail, key_names=("slug",), rows_sql="industry_details", order="slug",
     ),
     ExportRoute(
         name="export", path="/api/export", summary="Bulk dataset as json, csv or parquet",

@@ -197,8 +197,10 @@ class DetailRoute:
     summary: str
     model: type[BaseModel]
     key_names: tuple[str, ...]
-    builder: str = field(compare=False)
-    """Name of the function in ``generator.details`` that yields (keys, body) for every resource."""
+    rows_sql: str = field(compare=False)
+    """Query file (``generator/sql``) with one row per resource: the model's fields, in its order."""
+    order: str = field(compare=False)
+    """The column the resources are rendered in order of (the first is the docs' example)."""
     description: str = ""
 
     def file_path(self, key: str) -> str:

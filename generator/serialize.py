@@ -76,9 +76,9 @@ of the type does (a DECIMAL would come out as a string, an integer as ``5`` wher
 
 def written_alike(kind: object, annotation: object, top: bool, nested_floats: bool = False) -> bool:
     """Whether values of DuckDB type ``kind`` serialize as a field of type ``annotation`` would: same scalar type
-    (a str-valued enum or literal is a string), a list of such values, or a struct with the model's fields in its
-    order. A float counts only at the top of a row, where ``row_writer`` checks that it is finite, or anywhere
-    with ``nested_floats`` (``duckdb_rows`` checks them all)."""
+    (a str-valued enum or literal is a string), a list of such values, a struct with the model's fields in its
+    order, or a struct of such values for a ``dict[str, ...]``. A float counts only at the top of a row, where
+    ``row_writer`` checks that it is finite, or anywhere with ``nested_floats`` (``duckdb_rows`` checks them all)."""
     leaves = leaf_types(annotation) - {type(None)}
     if len(leaves) != 1:
         return False
@@ -87,6 +87,10 @@ def written_alike(kind: object, annotation: object, top: bool, nested_floats: bo
     children = getattr(kind, "children", []) if kind_id in ("list", "struct") else []
     if typing.get_origin(leaf) is list:
         return kind_id == "list" and written_alike(children[0][1], typing.get_args(leaf)[0], False, nested_floats)
+    if typing.get_origin(leaf) is dict:  # an object of str keys: a struct, its fields the keys in order
+        key, item = typing.get_args(leaf)
+        return key is str and kind_id == "struct" and all(
+            written_alike(child, item, False, nested_floats) for _, child in children)
     if isinstance(leaf, type) and issubclass(leaf, BaseModel):
         fields = leaf.model_fields
         return kind_id == "struct" and [name for name, _ in children] == list(fields) and all(

@@ -173,3 +173,25 @@ def test_doubles_and_dates_inside_lists_and_structs_are_written_alike(days: str,
 ])
 def test_a_nested_value_out_of_range_goes_to_pydantic(days: str, x: str, d: str) -> None:
     assert _nested(days, x, d)[1] is None
+
+
+class Notes(Out):
+    n: int
+    notes: dict[str, str]
+    ratios: dict[str, float | None]
+
+
+@pytest.mark.parametrize("notes, ratios, alike", [
+    ("{'b': 'x\"y', 'a': 'ünï'}", "{'z': 0.5::DOUBLE, 'y': NULL::DOUBLE}", True),
+    ("{'a': ''}", "{'z': 1e-7::DOUBLE}", False),  # a double out of range, inside the object
+    ("{'a': 1}", "{'z': 0.5::DOUBLE}", False),  # an integer where a string goes
+    ("MAP {'a': 'b'}", "{'z': 0.5::DOUBLE}", False),  # a MAP: not a struct
+])
+def test_an_object_of_str_keys_is_a_struct_in_key_order(notes: str, ratios: str, alike: bool) -> None:
+    con = duckdb.connect()
+    con.execute(f"CREATE TABLE t AS SELECT 1 AS n, {notes} AS notes, {ratios} AS ratios")
+    made = serialize.duckdb_rows(con, Notes, "t", "n")
+    assert (made is not None) == alike
+    if alike:
+        assert made == _by_model(con, Notes, "t", "n")
+        assert made == [b'{"n":1,"notes":{"b":"x\\"y","a":"\xc3\xbcn\xc3\xaf"},"ratios":{"z":0.5,"y":null}}']

@@ -14,6 +14,7 @@ import pytest
 
 from generator import details, queries, responses
 from generator.load import load
+from generator.registry import DETAIL_ROUTES
 from generator.schema import CompanyStatus
 
 from . import oracle
@@ -99,7 +100,8 @@ def _profiles(data: Path) -> dict[int, dict]:
     con = duckdb.connect()
     info = load(data, con)
     con.execute(queries.read_sql("views"))
-    profiles = (responses.CompanyProfile.model_validate_json(d.make()) for d in details.company_profiles(con, info))
+    route = next(route for route in DETAIL_ROUTES if route.name == "company")
+    profiles = (responses.CompanyProfile.model_validate_json(data) for _, data in details.bodies(con, route, info))
     return {p.id: p.model_dump() for p in profiles}
 
 

@@ -1,0 +1,122 @@
+-- One row per company: its whole profile (CompanyProfile), its parts as structs and lists in their models' field
+-- order. $methodology is the analysis group's constant methodology; $as_of is the dataset's as-of date.
+WITH financials AS (
+    SELECT company_id, list({
+        'fiscal_year': fiscal_year, 'revenue_usd': revenue_usd, 'net_income_usd': net_income_usd,
+        'operating_income_usd': operating_income_usd, 'gross_margin': gross_margin, 'net_margin': net_margin,
+        'revenue_growth': revenue_growth, 'employees': employees, 'basis': basis,
+        'currency_converted_from': currency_converted_from} ORDER BY fiscal_year) AS financials
+    FROM (
+        SELECT *,
+            round(CASE WHEN revenue_usd > 0 THEN net_income_usd / revenue_usd END, 4) AS net_margin,
+            round(CASE WHEN lag(revenue_usd) OVER w > 0 AND lag(fiscal_year) OVER w = fiscal_year - 1
+                       THEN revenue_usd / lag(revenue_usd) OVER w - 1 END, 4) AS revenue_growth
+        FROM financials
+        WINDOW w AS (PARTITION BY company_id ORDER BY fiscal_year)
+    )
+    GROUP BY company_id
+), round_rows AS (
+    SELECT r.company_id, r.id, r.stage, r.announced_date, r.amount_usd, r.post_money_valuation_usd, r.basis,
+        coalesce(list({'id': i.id, 'slug': i.slug, 'name': i.name, 'is_lead': ri.is_lead}
+                      ORDER BY ri.is_lead DESC, i.name, i.id) FILTER (WHERE i.id IS NOT NULL), []) AS investors,
+        k."transaction", r.currency_converted_from
+    FROM funding_rounds AS r
+    JOIN round_kinds AS k ON k.id = r.id
+    LEFT JOIN round_investors AS ri ON ri.round_id = r.id
+    LEFT JOIN investors AS i ON i.id = ri.investor_id
+    GROUP BY ALL
+), rounds AS (
+    SELECT company_id, list({
+        'id': id, 'stage': stage, 'announced_date': announced_date, 'amount_usd': amount_usd,
+        'post_money_valuation_usd': post_money_valuation_usd, 'basis': basis, 'investors': investors,
+        'transaction': "transaction", 'currency_converted_from': currency_converted_from}
+        ORDER BY announced_date DESC, id DESC) AS rounds,
+        count(*)::INTEGER AS rounds_count
+    FROM round_rows
+    GROUP BY company_id
+), round_investor_counts AS (
+    SELECT r.company_id, count(DISTINCT i.id)::INTEGER AS investors_count
+    FROM funding_rounds AS r
+    JOIN round_investors AS ri ON ri.round_id = r.id
+    JOIN investors AS i ON i.id = ri.investor_id
+    GROUP BY r.company_id
+), ipos AS (
+    SELECT company_id, list({
+        'id': id, 'status': status, 'status_date': status_date, 'exchange': exchange, 'ticker': ticker,
+        'listing_kind': listing_kind, 'filed_date': filed_date, 'expected_date': expected_date,
+        'listing_date': listing_date, 'offer_price_cents': offer_price_cents, 'proceeds_usd': proceeds_usd,
+        'valuation_at_ipo_usd': valuation_at_ipo_usd, 'first_day_return': first_day_return}
+        ORDER BY status_date DESC, id DESC) AS ipos
+    FROM (
+        SELECT *,
+            CASE status
+                WHEN 'pipeline' THEN announced_date WHEN 'filed' THEN filed_date WHEN 'upcoming' THEN expected_date
+                WHEN 'listed' THEN listing_date WHEN 'withdrawn' THEN withdrawn_date
+                WHEN 'postponed' THEN postponed_date
+            END AS status_date,
+            round(CASE WHEN offer_price_cents > 0 THEN first_day_close_cents / offer_price_cents - 1 END, 4)
+                AS first_day_return
+        FROM ipos
+    )
+    GROUP BY company_id
+), valued AS (
+    SELECT c.id, c.sector, v.current_valuation_usd AS valuation_usd
+    FROM companies AS c JOIN company_valuation AS v ON v.company_id = c.id
+), sector_stats AS (
+    SELECT
+        id,
+        count(*) OVER (PARTITION BY sector) AS sector_companies,
+        CASE WHEN valuation_usd IS NOT NULL THEN
+            rank() OVER (PARTITION BY sector ORDER BY valuation_usd DESC NULLS LAST) END AS sector_rank,
+        CASE WHEN valuation_usd IS NOT NULL THEN
+            count(valuation_usd) OVER (PARTITION BY sector ORDER BY valuation_usd ASC NULLS LAST
+                                       RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
+            / count(valuation_usd) OVER (PARTITION BY sector) END AS sector_percentile
+    FROM valued
+)
+SELECT
+    c.id, c.slug, c.name, c.sector, s.name AS sector_name, c.country, n.name AS country_name, c.status,
+    c.founded_year, c.headquarters_city, c.website, c.description, c.valuation_usd, c.valuation_date,
+    c.valuation_basis,
+    {'ticker': c.ticker, 'exchange': c.exchange, 'exchange_name': e.name, 'cik': c.cik,
+     'edgar_url': CASE WHEN c.cik <> 0
+                       THEN printf('https://www.sec.gov/cgi-bin/browse-edgar?action=getcompany&CIK=%010d', c.cik) END,
+     'listing_date': c.listing_date, 'listing_kind': c.listing_kind} AS listing,
+    CASE WHEN c.acquirer <> '' THEN
+        {'acquirer': c.acquirer, 'acquired_date': c.acquired_date, 'price_usd': c.acquisition_price_usd} END
+        AS acquisition,
+    coalesce(f.financials, []) AS financials,
+    {'total_raised_usd': cf.total_raised_usd, 'rounds_count': coalesce(r.rounds_count, 0),
+     'investors_count': coalesce(ic.investors_count, 0), 'last_round_stage': cf.last_round_stage,
+     'last_round_date': cf.last_round_date, 'rounds': coalesce(r.rounds, []),
+     'other_transactions_usd': cf.other_transactions_usd} AS funding,
+    coalesce(i.ipos, []) AS ipos,
+    {'valuation_to_revenue': round(CASE WHEN rv.revenue_usd > 0 THEN vd.valuation_usd / rv.revenue_usd END, 2),
+     'revenue_growth': round(rv.revenue_growth, 4),
+     'sector_rank': st.sector_rank::INTEGER,
+     'sector_companies': st.sector_companies::INTEGER,
+     'sector_percentile': round(st.sector_percentile, 4),
+     'months_since_last_round': CASE WHEN cf.last_round_date IS NOT NULL
+                                     THEN date_diff('month', cf.last_round_date, $as_of::DATE) END,
+     'latest_secondary_valuation_usd': sp.latest_valuation_usd,
+     'latest_secondary_month': strftime(sp.latest_month, '%Y-%m'),
+     'secondary_premium_to_last_round':
+        round(CASE WHEN cf.last_round_post_money_usd > 0 AND sp.latest_valuation_usd IS NOT NULL
+                   THEN sp.latest_valuation_usd / cf.last_round_post_money_usd - 1 END, 4),
+     'methodology': $methodology} AS analysis,
+    cv.valuation_is_current,
+    c.valuation_currency_converted_from
+FROM companies AS c
+JOIN sectors AS s ON s.slug = c.sector
+JOIN countries AS n ON n.code = c.country
+LEFT JOIN exchanges AS e ON e.slug = c.exchange
+JOIN company_valuation AS cv ON cv.company_id = c.id
+JOIN valued AS vd ON vd.id = c.id
+JOIN sector_stats AS st ON st.id = c.id
+LEFT JOIN financials AS f ON f.company_id = c.id
+LEFT JOIN rounds AS r ON r.company_id = c.id
+LEFT JOIN round_investor_counts AS ic ON ic.company_id = c.id
+LEFT JOIN company_funding AS cf ON cf.company_id = c.id
+LEFT JOIN ipos AS i ON i.company_id = c.id
+LEFT JOIN company_revenue AS rv ON rv.company_id = c.id
+LEFT JOIN company_secondary AS sp ON sp.company_id = c.id
