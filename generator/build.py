@@ -271,8 +271,9 @@ def _build(config: BuildConfig, out: Path, progress: Progress, committed: list[b
             if workers:  # the worker processes render the listings and profiles meanwhile
                 progress(f"listings and profiles: rendered by {workers} worker processes")
                 write_exports()
-                openapi.prepare(info)  # and what the documents need, while waiting
+                openapi.prepare(info)  # and what the documents and the commit need, while waiting
                 templates.load(landing.TEMPLATE)
+                writer.read_listing()
             progress("listings" + (": waiting for the workers" if workers else ""))
             results = listings.results()
             stage("listings")

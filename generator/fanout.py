@@ -35,7 +35,7 @@ from generator.manifest import Previous, read_previous, unit_key
 from generator.registry import DETAIL_ROUTES, LIST_ROUTES, ListRoute
 from generator.routes import DetailRoute
 from generator.schema import TABLES, DatasetInfo
-from generator.staged import StagedFiles, WriteStats
+from generator.staged import LISTING_UNIT, StagedFiles, WriteStats
 from generator.writer import OutputWriter
 
 PR_SET_PDEATHSIG = 1
@@ -65,7 +65,7 @@ def render_route(
     rendered from (the unit ``listing:<route>``)."""
     files = StagedFiles(staging, previous, previous_manifest, recycled)
     result = RouteResult(route.name, files=files)
-    unit = f"listing:{route.name}"
+    unit = LISTING_UNIT + route.name
     key = unit_key(info.model_dump_json(), listing.materialize(con, route, info))
     if files.render(unit, key):
         reuse = functools.partial(files.reuse, unit)
@@ -100,8 +100,8 @@ def _order(previous: Previous | None) -> list[str]:
         counts: Counter[str] = Counter()
         for unit, paths in previous.by_unit.items():
             if not unit.startswith("export/"):  # a listing route's unit, or a profile's (``<route>/<key>``)
-                counts[unit.removeprefix("listing:") if unit.startswith("listing:") else unit.split("/")[0]] += (
-                    len(paths))
+                name = unit.removeprefix(LISTING_UNIT) if unit.startswith(LISTING_UNIT) else unit.split("/")[0]
+                counts[name] += len(paths)
         return sorted(TASKS, key=lambda name: (-counts[name], TASKS.index(name)))
 
     def weight(route: ListRoute) -> tuple[int, int]:

@@ -20,10 +20,13 @@ since the manifest was written). A file edited by hand makes its unit render aga
 from __future__ import annotations
 
 import binascii
+import contextlib
+import functools
 import gc
 import hashlib
 import json
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from generator import serialize
@@ -75,22 +78,45 @@ class Previous:
     by_unit: dict[str, list[str]] = field(default_factory=dict)
     keys: dict[str, str] = field(default_factory=dict)
     """Unit -> key; empty when the code changed since (every unit renders again)."""
-    inputs: dict[str, str] = field(default_factory=dict)
-    """Listing page -> key of its filter combination; empty when the code changed since."""
-    by_folder: dict[str, list[str]] = field(default_factory=dict)
-    """Folder -> the listing pages in it that have an inputs key."""
+    rows: list[list[str]] = field(default_factory=list, repr=False)
+    """The manifest's lines as fields, kept for ``inputs`` and ``by_folder`` (empty when the code changed since).
+    Those are made when first used: by the worker processes that carry listing pages over, each for itself,
+    instead of by the build process before it starts them."""
+
+    @functools.cached_property
+    def inputs(self) -> dict[str, str]:
+        """Listing page -> key of its filter combination; empty when the code changed since."""
+        with _collection_paused():
+            return {fields[0]: fields[4] for fields in self.rows if fields[4] and fields[3]}
+
+    @functools.cached_property
+    def by_folder(self) -> dict[str, list[str]]:
+        """Folder -> the listing pages in it that have an inputs key."""
+        folders: dict[str, list[str]] = {}
+        with _collection_paused():
+            for path in self.inputs:
+                folders.setdefault(path[: path.rindex("/")], []).append(path)
+        return folders
+
+
+@contextlib.contextmanager
+def _collection_paused() -> Iterator[None]:
+    """No garbage collection meanwhile: a few hundred thousand new lists and tuples, none of them garbage, would only
+    cost collections."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if collecting:
+            gc.enable()
 
 
 def read_previous(folder: str | None, code: str | None = None) -> Previous | None:
     """The bookkeeping of an output folder; None where it has no (readable) digest manifest. Unit keys are kept
     only if they were made by the same ``code``."""
-    collecting = gc.isenabled()
-    gc.disable()  # a few hundred thousand new lists and tuples, none of them garbage: collections only cost time
-    try:
+    with _collection_paused():
         return _read_previous(folder, code)
-    finally:
-        if collecting:
-            gc.enable()
 
 
 def _read_previous(folder: str | None, code: str | None) -> Previous | None:
@@ -117,9 +143,7 @@ def _read_previous(folder: str | None, code: str | None) -> Previous | None:
         if fields[3]:
             by_index.setdefault(fields[3], []).append(fields[0])
     previous.by_unit = {names[int(i)]: paths for i, paths in by_index.items() if i.isdigit() and int(i) < count}
-    previous.inputs = {fields[0]: fields[4] for fields in rows if fields[4] and fields[3]}
-    for path in previous.inputs:
-        previous.by_folder.setdefault(path[: path.rindex("/")], []).append(path)
+    previous.rows = rows
     return previous
 
 
@@ -149,7 +173,10 @@ def digests_body(
     """The digest manifest of ``digests`` (path -> (digest, size)) with the index of each file's unit (path ->
     unit name) in ``names``, the sorted unit names of the units file, and each listing page's ``inputs`` key."""
     index = {name: str(i) for i, name in enumerate(names)}
-    return "".join(
-        f"{path}\t{hexdigest}\t{size}\t{index[units[path]] if path in units else ''}\t{inputs.get(path, '')}\n"
-        for path, (hexdigest, size) in sorted(digests.items())
-    ).encode("utf-8")
+    unit_of, inputs_of = units.get, inputs.get
+    lines = []
+    for path in sorted(digests):  # the paths alone: sorting (path, entry) pairs takes twice as long
+        hexdigest, size = digests[path]
+        unit = unit_of(path)
+        lines.append(f"{path}\t{hexdigest}\t{size}\t{'' if unit is None else index[unit]}\t{inputs_of(path, '')}\n")
+    return "".join(lines).encode("utf-8")

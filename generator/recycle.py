@@ -43,6 +43,7 @@ class Listing:
     def __init__(self, folder: str) -> None:
         self._folder = folder
         self._raw: bytes | None = None
+        self._entries: list[tuple[str, str]] | None = None
         self._thread = threading.Thread(target=self._read, daemon=True)
         self._thread.start()
 
@@ -56,10 +57,15 @@ class Listing:
             self._raw = subprocess.run(command, cwd=self._folder, capture_output=True, check=True).stdout
 
     def entries(self) -> list[tuple[str, str]]:
-        self._thread.join()
-        if self._raw is None:
-            return list(walk(self._folder))
-        return [(item[0], item[2:]) for item in self._raw.decode("utf-8", "surrogateescape").split("\0") if item]
+        """The entries (parsed once: a build asks while it waits for its workers, and again at the commit)."""
+        if self._entries is None:
+            self._thread.join()
+            if self._raw is None:
+                self._entries = list(walk(self._folder))
+            else:
+                text, self._raw = self._raw.decode("utf-8", "surrogateescape"), None
+                self._entries = [(item[0], item[2:]) for item in text.split("\0") if item]
+        return self._entries
 
 
 def walk(root: str) -> Iterable[tuple[str, str]]:
@@ -77,17 +83,23 @@ def walk(root: str) -> Iterable[tuple[str, str]]:
                     yield ("f" if entry.is_file(follow_symlinks=False) else "l"), entry.path[prefix:]
 
 
-def drop_stale(folder: str, entries: list[tuple[str, str]], written: Iterable[str]) -> int:
+def drop_stale(
+    folder: str, entries: list[tuple[str, str]], written: Iterable[str], used: Iterable[str] | None = None,
+) -> int:
     """Remove the listed entries (listed before the build wrote anything) that the build did not write, files,
-    links and anything else, and the folders it did not use; return how many. (An entry the build wrote over, a
-    link where a file or a folder goes now, was replaced by the build: ``StagedFiles``.)"""
+    links and anything else, and the folders it did not use (``used``: the folders it wrote into and their
+    parents, relative; else found from ``written``); return how many. (An entry the build wrote over, a link
+    where a file or a folder goes now, was replaced by the build: ``StagedFiles``.)"""
     files = written if isinstance(written, (set, dict)) else set(written)
-    used = {path.rpartition("/")[0] for path in files} - {""}
-    for path in list(used):  # and their parents
-        end = path.rfind("/")
-        while end > 0 and path[:end] not in used:
-            used.add(path[:end])
-            end = path.rfind("/", 0, end)
+    if used is None:
+        used = {path.rpartition("/")[0] for path in files} - {""}
+        for path in list(used):  # and their parents
+            end = path.rfind("/")
+            while end > 0 and path[:end] not in used:
+                used.add(path[:end])
+                end = path.rfind("/", 0, end)
+    elif not isinstance(used, set):
+        used = set(used)
     listed = {path for kind, path in entries if kind != "d"}
     removed = 0
     for path in sorted(listed.difference(files, used)):  # a file or link where a folder goes now stays: replaced

@@ -53,6 +53,8 @@ class WriteStats:
             counts[1] += size
 
 
+LISTING_UNIT = "listing:"
+"""The prefix of a listing route's unit (``listing:<route>``)."""
 BOOKKEEPING = "bookkeeping"
 """The kind of the generator's own files in the output (marker, digest manifest): dotfiles no deploy publishes."""
 
@@ -62,7 +64,7 @@ def kind_of(path: str, unit: str) -> str:
     page, problems) or bookkeeping."""
     if path.startswith("."):
         return BOOKKEEPING
-    if unit.startswith("listing:"):
+    if unit.startswith(LISTING_UNIT):
         return "listing"
     return "export" if unit.startswith("export/") else "detail" if unit else "document"
 
@@ -283,7 +285,7 @@ class StagedFiles:
         old = self._old
         if old is None or self._previous is None or old.keys.get(unit) != key or unit not in old.by_unit:
             return True
-        return not self._carry(old.by_unit[unit], unit)
+        return not self._carry(old.by_unit[unit], unit, unit.startswith(LISTING_UNIT))
 
     def reuse(self, unit: str, folder: str, inputs: str) -> bool:
         """Carry over every listing page of ``folder`` (one filter combination of ``unit``) from the previous
@@ -296,11 +298,12 @@ class StagedFiles:
             return False
         if any(old.inputs[path] != inputs for path in paths):  # type: ignore[union-attr]
             return False
-        return self._carry(paths, unit)
+        return self._carry(paths, unit, True)
 
-    def _carry(self, paths: list[str], unit: str) -> bool:
-        """Hard-link files listed in the previous manifest into the staging folder, as files of ``unit`` (with
-        their combination keys), if each is still the file the manifest lists; else link none, return False."""
+    def _carry(self, paths: list[str], unit: str, pages: bool) -> bool:
+        """Hard-link files listed in the previous manifest into the staging folder, as files of ``unit`` (listing
+        ``pages``: with their combination keys), if each is still the file the manifest lists; else link none,
+        return False."""
         old = self._old
         assert old is not None
         found = []
@@ -312,7 +315,9 @@ class StagedFiles:
         for path, status in zip(paths, found, strict=True):
             self._place_link(path, self._claim(path), status)
         self._record_carried(paths, unit)
-        self.file_inputs.update((path, old.inputs[path]) for path in paths if path in old.inputs)
+        if pages:
+            inputs = old.inputs
+            self.file_inputs.update((path, inputs[path]) for path in paths if path in inputs)
         return True
 
     def _record_carried(self, paths: list[str], unit: str) -> None:
@@ -366,6 +371,12 @@ class StagedFiles:
         if written:
             self.rewritten.add(key)
 
+    def folders(self) -> set[str]:
+        """The folders this writer wrote into, relative (in a recycled folder, with every parent: each is checked
+        once, parents first)."""
+        start = len(self._new_prefix)
+        return {folder[start:] for folder in self._dirs if len(folder) > start}
+
     def detach(self) -> None:
         """Drop the previous manifest (before this object travels back from a worker process)."""
         self._old = None
@@ -380,6 +391,7 @@ class StagedFiles:
         self.file_units.update(other.file_units)
         self.unit_keys.update(other.unit_keys)
         self.file_inputs.update(other.file_inputs)
+        self._dirs |= other._dirs  # the same staging folder: the same prefix
         self.stats.add(other.stats)
 
 

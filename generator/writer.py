@@ -197,6 +197,12 @@ class OutputWriter(StagedFiles):
         if self._recycled and self._listing is None:
             self._listing = recycle.Listing(self._staging)
 
+    def read_listing(self) -> None:
+        """Read the recycled folder's listing now (the build calls it while it waits for its workers), not at the
+        commit."""
+        if self._listing is not None:
+            self._listing.entries()
+
     @property
     def recycled(self) -> bool:
         return self._recycled
@@ -254,7 +260,7 @@ class OutputWriter(StagedFiles):
         _remove(Path(self._staging) / SCRATCH_DIR)
         if self._recycled:  # what the build did not write goes
             listing = self._listing or recycle.Listing(self._staging)
-            recycle.drop_stale(self._staging, listing.entries(), self.digests)
+            recycle.drop_stale(self._staging, listing.entries(), self.digests, self.folders())
             self._listing = None
         self._wait_retired()
         if self.retired.exists():  # the removal failed, or an earlier killed build's is still going: finish it

@@ -130,16 +130,17 @@ def test_units_file_lists_every_unit_of_the_manifest(tmp_path: Path) -> None:
     assert {"export/dataset", "export/companies", "company/1", "listing:news"} <= set(names)
 
 
+@pytest.mark.parametrize("workers", [0, 2])
 def test_the_retired_output_is_recycled_into_exactly_the_new_output(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, workers: int
 ) -> None:
     """The third build recycles the first one's output (``.dist.retired``) as its staging folder: files it does
     not write go, planted files and links go (the link is not followed), and the result is a clean build's."""
     data, out, clean = tmp_path / "data", tmp_path / "dist", tmp_path / "clean"
     shutil.copytree(TINY, data)
-    build(BuildConfig(data, out, workers=0))
+    build(BuildConfig(data, out, workers=workers))
     bump_valuation(data, "figma")
-    build(BuildConfig(data, out, workers=0))
+    build(BuildConfig(data, out, workers=workers))
     second = tree(out)
     retired = tmp_path / ".dist.retired"
     assert retired.is_dir()
@@ -156,15 +157,19 @@ def test_the_retired_output_is_recycled_into_exactly_the_new_output(
         shutil.move(folder, diverted / folder.name)
         folder.symlink_to(diverted / folder.name, target_is_directory=True)
     untouched = tree(diverted)
-    companies = data / "companies.csv"  # a new slug: the old profile and its word pages must disappear
-    companies.write_text(companies.read_text().replace(",figma,Figma,", ",figjam,Figma,"))
+    companies = data / "companies.csv"  # a new slug and name: the old profile and its word's folder must disappear
+    companies.write_text(companies.read_text().replace(",figma,Figma,", ",figjam,Figjam,"))
     dropped: list[int] = []
     original = recycle.drop_stale
     monkeypatch.setattr(recycle, "drop_stale", lambda *args: dropped.append(original(*args)) or dropped[-1])
-    report = build(BuildConfig(data, out, workers=0))
+    report = build(BuildConfig(data, out, workers=workers))
     assert dropped and dropped[0] >= 2  # recycled: the planted file and the old profile at least were removed
-    build(BuildConfig(data, clean, workers=0))
+    build(BuildConfig(data, clean, workers=workers))
     assert tree(out) == tree(clean)
+    folders = {root: sorted(p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_dir())
+               for root in (out, clean)}
+    assert folders[out] == folders[clean]  # no folder the build did not use is left, empty or not
+    assert "api/companies/q=figma" not in folders[out] and (retired / "api" / "companies" / "q=figma").is_dir()
     assert tree(retired) == second  # the second output, kept whole for the next build
     assert list(outside.iterdir()) == [] and not (out / "api" / "planted.json").exists()
     assert tree(diverted) == untouched  # no write followed a link out of the staging folder
