@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 import duckdb
 
 from generator import details, listing, load, queries
-from generator.manifest import Previous, read_previous, unit_key
+from generator.manifest import Previous, manifest_lines, read_previous, unit_key
 from generator.registry import DETAIL_ROUTES, LIST_ROUTES, ListRoute
 from generator.routes import DetailRoute
 from generator.schema import TABLES, DatasetInfo
@@ -202,6 +202,7 @@ class Listings:
         self._started = time.perf_counter()
         self._lock = threading.Lock()
         self._done: list[RouteResult] = []
+        self._manifest_lines: dict[str, list[str]] = {}
         self._staging = str(writer.staging)
         self._previous = str(writer.previous) if writer.previous is not None else None
         self._pool = pool
@@ -241,7 +242,7 @@ class Listings:
         by_name = {result.name: result for result in done}
         self.examples = {route.name: by_name[route.name].examples for route in DETAIL_ROUTES}
         for result in done:
-            self._writer.merge(result.files)  # type: ignore[arg-type]
+            self._writer.merge(result.files, self._lines(result))  # type: ignore[arg-type]
         return {route.name: by_name[route.name] for route in LIST_ROUTES}
 
     def _finished(self, future: Future[RouteResult]) -> None:
@@ -250,6 +251,18 @@ class Listings:
         with self._lock:
             self._done.append(future.result())
             self._report(self._done)
+        self._lines(future.result())  # while the build process waits for the other routes
+
+    def _lines(self, result: RouteResult) -> list[str]:
+        """A route's digest manifest lines, made once: as it arrives, or when ``results`` merges it."""
+        with self._lock:
+            lines = self._manifest_lines.get(result.name)
+            if lines is None:
+                files = result.files
+                assert files is not None
+                lines = self._manifest_lines[result.name] = manifest_lines(
+                    files.digests, files.file_units, files.file_inputs)
+        return lines
 
     def _report(self, done: list[RouteResult]) -> None:
         """One progress line per finished route: routes and files done, elapsed time, and an estimate of the

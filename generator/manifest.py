@@ -2,7 +2,7 @@
 
 - ``.company-ipo-api.digests``: every file of the output but itself, one line each,
   ``path<TAB>digest<TAB>size<TAB>unit<TAB>inputs``, sorted by path; the digest is sha256 cut to 96 bits, in
-  base64url, the unit the index (from 0) of the unit that wrote the file in the units file, empty for the
+  base64url, the unit the name of the unit that wrote the file (one of the units file), empty for the
   documents rendered every time; ``inputs``, on listing pages, the key of the filter combination the page
   belongs to (``listing.render``): a route whose rows changed renders again only the combinations whose key
   changed and carries the others' pages (every file of the combination's folder) over. A unit is one part of
@@ -26,7 +26,7 @@ import gc
 import hashlib
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from generator import serialize
@@ -137,19 +137,18 @@ def _read_previous(folder: str | None, code: str | None) -> Previous | None:
     previous.files = {fields[0]: (fields[1], int(fields[2])) for fields in rows}
     if not names:
         return previous
-    count = len(names)
-    by_index: dict[str, list[str]] = {}
+    by_unit: dict[str, list[str]] = {}
     for fields in rows:
         if fields[3]:
-            by_index.setdefault(fields[3], []).append(fields[0])
-    previous.by_unit = {names[int(i)]: paths for i, paths in by_index.items() if i.isdigit() and int(i) < count}
+            by_unit.setdefault(fields[3], []).append(fields[0])
+    previous.by_unit = {unit: paths for unit, paths in by_unit.items() if unit in previous.keys}
     previous.rows = rows
     return previous
 
 
 def _unit_names(folder: str, code: str | None, previous: Previous) -> list[str]:
-    """The unit names of the units file, in order; their keys go into ``previous`` when ``code`` is the code
-    that made them. No names (nothing is carried over) where the file is missing or damaged."""
+    """The unit names of the units file; their keys go into ``previous`` when ``code`` is the code that made
+    them. No names (nothing is carried over) where the file is missing or damaged."""
     try:
         with open(os.path.join(folder, UNITS_FILE), encoding="utf-8") as handle:
             document = json.load(handle)
@@ -167,16 +166,22 @@ def units_body(code: str, keys: dict[str, str]) -> bytes:
     return serialize.document({"code": code, "units": sorted(keys.items())})
 
 
-def digests_body(
-    digests: dict[str, tuple[str, int]], units: dict[str, str], names: list[str], inputs: dict[str, str]
-) -> bytes:
-    """The digest manifest of ``digests`` (path -> (digest, size)) with the index of each file's unit (path ->
-    unit name) in ``names``, the sorted unit names of the units file, and each listing page's ``inputs`` key."""
-    index = {name: str(i) for i, name in enumerate(names)}
+def manifest_lines(
+    digests: dict[str, tuple[str, int]], units: dict[str, str], inputs: dict[str, str],
+    paths: Iterable[str] | None = None,
+) -> list[str]:
+    """The digest manifest's lines of the files ``paths`` (default: all) of ``digests`` (path -> (digest, size)),
+    with each one's unit (path -> unit name) and listing page's ``inputs`` key, in no order."""
     unit_of, inputs_of = units.get, inputs.get
-    lines = []
-    for path in sorted(digests):  # the paths alone: sorting (path, entry) pairs takes twice as long
-        hexdigest, size = digests[path]
-        unit = unit_of(path)
-        lines.append(f"{path}\t{hexdigest}\t{size}\t{'' if unit is None else index[unit]}\t{inputs_of(path, '')}\n")
+    if paths is None:
+        return [f"{path}\t{hexdigest}\t{size}\t{unit_of(path, '')}\t{inputs_of(path, '')}\n"
+                for path, (hexdigest, size) in digests.items()]
+    return [f"{path}\t{digests[path][0]}\t{digests[path][1]}\t{unit_of(path, '')}\t{inputs_of(path, '')}\n"
+            for path in paths]
+
+
+def digests_body(lines: list[str]) -> bytes:
+    """The digest manifest from its lines (``manifest_lines``), sorted by path: a line sorts as its path does, the
+    tab after it coming before any character of a path."""
+    lines.sort()
     return "".join(lines).encode("utf-8")

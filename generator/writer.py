@@ -37,7 +37,15 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from generator import recycle
-from generator.manifest import DIGESTS_FILE, UNITS_FILE, Previous, digests_body, read_previous, units_body
+from generator.manifest import (
+    DIGESTS_FILE,
+    UNITS_FILE,
+    Previous,
+    digests_body,
+    manifest_lines,
+    read_previous,
+    units_body,
+)
 from generator.staged import OutputError, StagedFiles
 
 STAGING_SUFFIX = ".staging"
@@ -176,6 +184,9 @@ class OutputWriter(StagedFiles):
         # waited for before the swap.
         self._retiring: subprocess.Popen[bytes] | None = None
         self._listing: recycle.Listing | None = None
+        self._merged: set[str] = set()
+        """The files that workers wrote (``merge``), whose manifest lines are in ``_lines``."""
+        self._lines: list[str] = []
         recycled = False
         if self.retired.is_symlink():
             self.retired.unlink()
@@ -231,9 +242,19 @@ class OutputWriter(StagedFiles):
         self.write(UNITS_FILE, data)
         return data
 
+    def merge(self, other: StagedFiles, lines: list[str] | None = None) -> None:
+        """Count in a worker's files, with their digest manifest lines (``manifest.manifest_lines``, made here
+        unless given)."""
+        super().merge(other)
+        self._merged.update(other.digests)
+        self._lines.extend(lines if lines is not None else manifest_lines(
+            other.digests, other.file_units, other.file_inputs))
+
     def write_digests(self) -> bytes:
         """Write the digest manifest of everything written so far (call it last, before ``commit``)."""
-        data = digests_body(self.digests, self.file_units, sorted(self.unit_keys), self.file_inputs)
+        own = [path for path in self.digests if path not in self._merged]
+        lines = self._lines + manifest_lines(self.digests, self.file_units, self.file_inputs, own)
+        data = digests_body(lines)
         self.write(DIGESTS_FILE, data)
         return data
 
