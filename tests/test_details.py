@@ -187,3 +187,40 @@ def test_industry_details_match_the_csv_files(embedded_db: tuple) -> None:
                                                -(oracle.current_valuation(c) or 0), int(c["id"])))
         assert [(e["company"]["id"], e["valuation_usd"]) for e in d["companies"]] == [
             (int(c["id"]), oracle.current_valuation(c)) for c in order]  # highest current valuation first
+
+
+class _Chosen:
+    """A writer that renders only the chosen units and records what is written."""
+
+    def __init__(self, chosen: set[str]) -> None:
+        self.chosen, self.keys, self.written, self.aliases = chosen, {}, {}, {}
+
+    def render(self, unit: str, key: str) -> bool:
+        self.keys[unit] = key
+        return unit in self.chosen
+
+    def write(self, path: str, data: bytes, unit: str = "") -> None:
+        self.written[path] = data
+
+    def alias(self, path: str, of: str, unit: str = "") -> None:
+        self.aliases[path] = of
+
+
+@pytest.mark.parametrize("route", DETAIL_ROUTES, ids=lambda r: r.name)
+def test_a_rebuild_serializes_only_the_profiles_that_render_and_the_same_bytes(
+    embedded_db: tuple, route: DetailRoute
+) -> None:
+    con, info = embedded_db
+    made = {keys: data for keys, data in details.bodies(con, route, info)}
+    every = _Chosen({f"{route.name}/{keys[0]}" for keys in made})
+    assert details.detail_files(con, route, info, every)  # type: ignore[arg-type]
+    assert len(every.written) == len(made) and len(set(every.keys.values())) == len(made)  # one key each
+    chosen = sorted(made)[1::3]  # every third resource, not the first
+    few = _Chosen({f"{route.name}/{keys[0]}" for keys in chosen})
+    details.detail_files(con, route, info, few)  # type: ignore[arg-type]
+    assert few.keys == every.keys  # the same keys, whatever renders
+    assert set(few.written) == {route.file_path(str(keys[0])) for keys in chosen}
+    by_path = {route.file_path(str(keys[0])): made[keys] for keys in chosen}
+    for path, data in few.written.items():
+        assert data == every.written[path]
+        assert json.loads(data)["data"] == json.loads(by_path[path])  # its own body, not a neighbour's
