@@ -15,7 +15,7 @@ import duckdb
 
 from generator import serialize
 from generator.manifest import unit_key
-from generator.queries import base_meta, read_sql
+from generator.queries import base_meta, read_sql, sql_params
 from generator.routes import DetailRoute
 from generator.schema import DatasetInfo
 from generator.staged import StagedFiles
@@ -39,7 +39,7 @@ _PARAMETERS = {"methodology": ANALYSIS_METHODOLOGY}
 def _rows(con: duckdb.DuckDBPyConnection, route: DetailRoute, info: DatasetInfo) -> Iterator[str]:
     """The route's query as a temporary table (its name), one row per resource."""
     sql = read_sql(route.rows_sql)
-    params = {name: value for name, value in (("as_of", info.as_of), *_PARAMETERS.items()) if f"${name}" in sql}
+    params = sql_params(sql, info) | {name: value for name, value in _PARAMETERS.items() if f"${name}" in sql}
     source = f"{route.name}_details"
     con.execute(f"CREATE OR REPLACE TEMP TABLE {source} AS {sql}", params)
     try:

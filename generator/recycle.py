@@ -19,7 +19,7 @@ import os
 import shutil
 import subprocess
 import threading
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from pathlib import Path
 
 from generator.manifest import UNITS_FILE
@@ -83,26 +83,14 @@ def walk(root: str) -> Iterable[tuple[str, str]]:
                     yield ("f" if entry.is_file(follow_symlinks=False) else "l"), entry.path[prefix:]
 
 
-def drop_stale(
-    folder: str, entries: list[tuple[str, str]], written: Iterable[str], used: Iterable[str] | None = None,
-) -> int:
+def drop_stale(folder: str, entries: list[tuple[str, str]], written: Collection[str], used: set[str]) -> int:
     """Remove the listed entries (listed before the build wrote anything) that the build did not write, files,
     links and anything else, and the folders it did not use (``used``: the folders it wrote into and their
-    parents, relative; else found from ``written``); return how many. (An entry the build wrote over, a link
-    where a file or a folder goes now, was replaced by the build: ``StagedFiles``.)"""
-    files = written if isinstance(written, (set, dict)) else set(written)
-    if used is None:
-        used = {path.rpartition("/")[0] for path in files} - {""}
-        for path in list(used):  # and their parents
-            end = path.rfind("/")
-            while end > 0 and path[:end] not in used:
-                used.add(path[:end])
-                end = path.rfind("/", 0, end)
-    elif not isinstance(used, set):
-        used = set(used)
+    parents, relative); return how many. (An entry the build wrote over, a link where a file or a folder goes now,
+    was replaced by the build: ``StagedFiles``.)"""
     listed = {path for kind, path in entries if kind != "d"}
     removed = 0
-    for path in sorted(listed.difference(files, used)):  # a file or link where a folder goes now stays: replaced
+    for path in sorted(listed.difference(written, used)):  # a file or link where a folder goes now stays: replaced
         try:
             os.unlink(os.path.join(folder, path))  # a link is removed, never followed
             removed += 1
