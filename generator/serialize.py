@@ -146,10 +146,11 @@ SPLICE = _ROWS_SENTINEL
 """Placeholder for the value ``spliced`` puts in."""
 
 
-def spliced(value: dict[str, object], json_bytes: bytes) -> bytes:
-    """A whole JSON file: ``value`` with its one ``SPLICE`` placeholder replaced by already serialized JSON."""
+def spliced(value: dict[str, object], *parts: bytes | memoryview) -> bytes:
+    """A whole JSON file: ``value`` with its one ``SPLICE`` placeholder replaced by already serialized JSON, the
+    concatenation of ``parts``; made in one allocation (the dataset export is hundreds of MB at 100k companies)."""
     head, tail = dumps(value).split(_ROWS_SENTINEL_JSON)
-    return head + json_bytes + tail + b"\n"
+    return b"".join((head, *parts, tail, b"\n"))
 
 
 def resource(data: bytes, body: dict[str, object]) -> bytes:
@@ -160,8 +161,9 @@ def resource(data: bytes, body: dict[str, object]) -> bytes:
 
 def envelope(body: dict[str, object], rows: Sequence[bytes]) -> bytes:
     """A JSON file whose ``data`` is the already serialized ``rows``, one per line; ``body`` is the rest."""
-    data = b"[\n" + b",\n".join(rows) + b"\n]" if rows else b"[]"
-    return spliced({"data": SPLICE, **body}, data)
+    if not rows:
+        return spliced({"data": SPLICE, **body}, b"[]")
+    return spliced({"data": SPLICE, **body}, b"[\n", b",\n".join(rows), b"\n]")
 
 
 DOUBLES_ALIKE = (1e-5, 1e16)
