@@ -154,8 +154,8 @@ def _dataset_files(
     datasets: dict[str, dict[str, object]] = {}
     dataset_path = route.dataset_path("json")
     tables: list[bytes | memoryview] = [b"{"]
-    for table, data in members["json"].items():
-        tables += [b"," if len(tables) > 1 else b"", serialize.dumps(table) + b":", _rows_of(data)]
+    for number, (table, data) in enumerate(members["json"].items()):
+        tables += [b"," if number else b"", serialize.dumps(table) + b":", _rows_of(data)]
     dataset = serialize.spliced({"meta": {**meta, "tables": counts}, "tables": serialize.SPLICE,
                                  "links": {"self": dataset_path}}, *tables, b"}")
     datasets["json"] = _describe(dataset_path, total, dataset)
