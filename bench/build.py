@@ -14,8 +14,9 @@ For each size — ``embedded`` (``data/``, or ``tests/fixtures/tiny`` while ``da
 - a no-op rebuild (time, files rewritten) and a rebuild after changing one company's valuation (time, files
   rewritten, and how many of those have unchanged content: it must be 0). A file counts as rewritten when its
   inode changed (the writer hard-links unchanged files from the previous output); then a forced no-op again,
-  the steady state of a nightly job: its staging folder is the retired output, recycled (the first forced no-op,
-  right after a clean build, has none and makes every folder and hard link afresh);
+  whose staging folder is the retired output, recycled: the steady state where the output folder stays between
+  builds (a server's cron job). The first forced no-op, right after a clean build, has no retired output and
+  makes every folder and hard link afresh, as does every rebuild of a CI job that restores only the output;
 - the number of rewrite rules, which must not depend on the size.
 
 With ``--rounds N`` each size is measured N times over (clean build, floor, rebuilds) and the targets are checked
@@ -97,8 +98,9 @@ class SizeResult:
     change: BuildRun | None = None
     change_description: str = ""
     steady: BuildRun | None = None
-    """A forced no-op after the one-company change: a nightly job's steady state, whose staging folder is the
-    retired output (recycled); the first forced no-op has none yet and makes every folder and link afresh."""
+    """A forced no-op after the one-company change, whose staging folder is the retired output (recycled): the
+    steady state where the output stays between builds; the first forced no-op has none yet and makes every
+    folder and link afresh."""
     notes: list[str] = field(default_factory=list)
     rounds: list[dict[str, float | None]] = field(default_factory=list)
     """Seconds of each round (``--rounds``): clean build, I/O floor, forced no-op, one-company change, forced no-op
