@@ -85,6 +85,10 @@ class BuildRun:
         return float(self.report.get("build_seconds", self.wall_seconds))
 
 
+REBUILDS = ("noop", "change", "steady")
+"""The timed rebuilds of a round, as ``SizeResult`` fields: forced no-op, one-company change, recycled no-op."""
+
+
 @dataclass
 class SizeResult:
     label: str
@@ -380,9 +384,7 @@ def bench_size(
             _round(label, data, work, watchdog, result, trash, build_only, no_rebuilds)
             result.rounds.append({
                 "build": result.build.seconds if result.build else None, "floor": result.floor_seconds,
-                "noop": result.noop.seconds if result.noop else None,
-                "change": result.change.seconds if result.change else None,
-                "steady": result.steady.seconds if result.steady else None,
+                **{name: run.seconds if (run := getattr(result, name)) else None for name in REBUILDS},
             })
     except Aborted as error:
         result.notes.append(f"incomplete: {error}")
@@ -419,29 +421,23 @@ def _round(
 
     print(f"[{label}] no-op rebuild (unchanged inputs: the build is skipped)", file=sys.stderr)
     result.skip_seconds = run_build(data, out, work, watchdog).wall_seconds
-    print(f"[{label}] no-op rebuild, forced through the whole pipeline", file=sys.stderr)
-    link_tree(files, out, snapshot)
-    result.noop = run_build(data, out, work, watchdog, force=True)
-    compare_rebuild(files, snapshot, out, result.noop)
-    _say(label, "forced no-op rebuild", result.noop)
-    trash.put(snapshot)
 
-    print(f"[{label}] rebuild after a one-company change", file=sys.stderr)
-    files = inventory(out)
-    link_tree(files, out, snapshot)
+    def rebuild(heading: str, what: str, force: bool) -> BuildRun:
+        """A timed rebuild of ``out``, its files compared with a hard-link snapshot of the tree before it."""
+        print(f"[{label}] {heading}", file=sys.stderr)
+        before = inventory(out)
+        link_tree(before, out, snapshot)
+        run = run_build(data, out, work, watchdog, force=force)
+        compare_rebuild(before, snapshot, out, run)
+        _say(label, what, run)
+        trash.put(snapshot)
+        return run
+
+    result.noop = rebuild("no-op rebuild, forced through the whole pipeline", "forced no-op rebuild", True)
     result.change_description = change_one_company(data)
-    result.change = run_build(data, out, work, watchdog)
-    compare_rebuild(files, snapshot, out, result.change)
-    _say(label, "one-company change", result.change)
-    trash.put(snapshot)
-
-    print(f"[{label}] no-op rebuild, forced, recycling the retired output", file=sys.stderr)
-    files = inventory(out)
-    link_tree(files, out, snapshot)
-    result.steady = run_build(data, out, work, watchdog, force=True)
-    compare_rebuild(files, snapshot, out, result.steady)
-    _say(label, "forced no-op rebuild, recycled", result.steady)
-    trash.put(snapshot)
+    result.change = rebuild("rebuild after a one-company change", "one-company change", False)
+    result.steady = rebuild("no-op rebuild, forced, recycling the retired output", "forced no-op rebuild, recycled",
+                            True)
 
 
 # --- report ----------------------------------------------------------------------------------------------------
@@ -598,7 +594,7 @@ def targets(results: list[SizeResult]) -> str:
         checks.append(("10k: peak memory < 2 GiB",
                        ten.build is not None and ten.build.peak_rss_bytes < TARGET_PEAK_10K))
     if hundred is not None:
-        runs = [run for run in (hundred.build, hundred.noop, hundred.change) if run is not None]
+        runs = [run for run in (hundred.build, *(getattr(hundred, name) for name in REBUILDS)) if run is not None]
         checks.append(("100k: completes under 4 GiB peak memory",
                        hundred.build is not None and max(run.peak_rss_bytes for run in runs) < TARGET_PEAK_100K))
     noops = [run for r in results for run in (r.noop, r.steady) if run is not None]
