@@ -48,7 +48,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from generator.hosts import fit_summary
+from generator.hosts.limits import fit_summary
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent

@@ -1,4 +1,4 @@
-"""One build in its own process, for bench/build.py: run ``generator.build.build`` and write its report as JSON.
+"""One build in its own process, for bench/build.py: run ``pipeline.build.build`` and write its report as JSON.
 
 Usage: ``python bench/run_build.py DATA OUT REPORT.json [--force]``. The parent measures wall time and peak memory
 of this process (``os.wait4``); this side records what only the build knows: per-stage seconds, files and bytes per
@@ -20,7 +20,7 @@ sys.path.insert(0, str(ROOT))
 def _rule_count(out: Path) -> dict[str, int]:
     counts: dict[str, int] = {}
     try:
-        from generator.rewrites import rules
+        from generator.api.rewrites import rules
 
         counts["registry"] = len(rules())
     except Exception:  # noqa: BLE001 - the count is informative; a refactor must not break the benchmark
@@ -34,7 +34,7 @@ def _rule_count(out: Path) -> dict[str, int]:
 
 def main(data: Path, out: Path, report_path: Path, force: bool = False) -> None:
     started = time.perf_counter()
-    from generator.build import BuildConfig, build
+    from generator.pipeline.build import BuildConfig, build
 
     imported = time.perf_counter()
 

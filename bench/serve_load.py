@@ -63,7 +63,7 @@ def _free_port() -> int:
 
 
 def run_serve(root: Path, clients: int, rounds: int) -> list[float | None]:
-    from generator.serve import make_server
+    from generator.hosts.serve import make_server
 
     server = make_server(root, "127.0.0.1", 0, quiet=True)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
@@ -76,7 +76,7 @@ def run_serve(root: Path, clients: int, rounds: int) -> list[float | None]:
 
 
 def run_nginx(root: Path, clients: int, rounds: int) -> list[float | None] | None:
-    from generator.configs import nginx_conf
+    from generator.hosts.configs import nginx_conf
 
     nginx = shutil.which("nginx") or ("/usr/sbin/nginx" if Path("/usr/sbin/nginx").exists() else None)
     if nginx is None:

@@ -27,7 +27,7 @@ def _fail_on_data_error(error: Exception) -> click.ClickException:
               help="Folder of the canonical dataset (CSV files + dataset.json).")
 def check(data_dir: Path) -> None:
     """Validate the dataset only; list every problem with file, line, column and reason."""
-    from generator.load import DataError, validate
+    from generator.dataset.load import DataError, validate
 
     try:
         info, tables = validate(data_dir)
@@ -53,11 +53,11 @@ def check(data_dir: Path) -> None:
 def build(data_dir: Path, out_dir: Path, quiet: bool, force: bool, workers: int | None,
           changes_path: Path | None) -> None:
     """Validate the dataset and write the whole API as static files."""
-    from generator.build import BuildConfig
-    from generator.build import build as run_build
-    from generator.hosts import fit_summary
-    from generator.load import DataError
-    from generator.writer import Changes, OutputError
+    from generator.dataset.load import DataError
+    from generator.hosts.limits import fit_summary
+    from generator.output.writer import Changes, OutputError
+    from generator.pipeline.build import BuildConfig
+    from generator.pipeline.build import build as run_build
 
     def progress(message: str) -> None:
         if not quiet:
@@ -91,7 +91,7 @@ def build(data_dir: Path, out_dir: Path, quiet: bool, force: bool, workers: int 
               help="Folder to write the dataset into (CSV files + dataset.json).")
 def synth(companies: int, seed: int, out_dir: Path) -> None:
     """Write a synthetic canonical dataset of any size, for benchmarks and scale tests."""
-    from generator.synth import synthesize
+    from generator.synth.dataset import synthesize
 
     counts = synthesize(out_dir, companies=companies, seed=seed)
     click.echo(f"wrote {out_dir}: " + ", ".join(f"{name} {rows}" for name, rows in counts.items()))
@@ -105,7 +105,7 @@ def synth(companies: int, seed: int, out_dir: Path) -> None:
 @click.option("--quiet", is_flag=True, help="Do not log requests.")
 def serve(root: Path, host: str, port: int, quiet: bool) -> None:
     """Serve a build locally with Netlify's rewrite semantics."""
-    from generator.serve import make_server
+    from generator.hosts.serve import make_server
 
     server = make_server(root, host, port, quiet)
     click.echo(f"serving {root} at http://{host}:{server.server_port}/ (Ctrl+C to stop)", err=True)
@@ -122,7 +122,7 @@ def serve(root: Path, host: str, port: int, quiet: bool) -> None:
 @click.option("--path", type=click.Path(path_type=Path), default=DEFAULT_DATA / "README.md", show_default=True)
 def data_dictionary(check_only: bool, path: Path) -> None:
     """Write (or check) the data dictionary generated from the input-table models."""
-    from generator.dictionary import data_dictionary as render
+    from generator.dataset.dictionary import data_dictionary as render
 
     _write_or_check(path, render(), check_only, "data-dictionary")
 
@@ -148,7 +148,7 @@ def _write_atomically(path: Path, text: str) -> None:
 @click.option("--path", type=click.Path(path_type=Path), default=Path("netlify.toml"), show_default=True)
 def netlify_toml(check_only: bool, path: Path) -> None:
     """Write (or check) netlify.toml from the route registry."""
-    from generator.configs import netlify_toml as render
+    from generator.hosts.configs import netlify_toml as render
 
     _write_or_check(path, render(), check_only, "netlify-toml")
 
@@ -158,7 +158,7 @@ def netlify_toml(check_only: bool, path: Path) -> None:
               help="Write the file here (e.g. dist/_headers) instead of standard output.")
 def cloudflare_headers(out: Path | None) -> None:
     """Print (or write) the _headers file of Cloudflare Pages: CORS, caching, error document types."""
-    from generator.configs import headers_file as render
+    from generator.hosts.configs import headers_file as render
 
     if out is None:
         click.echo(render(), nl=False)
@@ -180,7 +180,7 @@ def nginx_conf(root: Path, port: int, out: Path | None, include: bool) -> None:
 
     Run it with: nginx -c "$PWD/FILE" -p PREFIX -e stderr  (pid, temp files and logs stay inside PREFIX).
     """
-    from generator.configs import nginx_conf as render
+    from generator.hosts.configs import nginx_conf as render
 
     text = render(root, port, standalone=not include)
     if out is None:
@@ -199,10 +199,10 @@ def nginx_conf(root: Path, port: int, out: Path | None, include: bool) -> None:
 def import_(source: str, files: tuple[Path, ...], into: Path, quiet: bool) -> None:
     """Import public data files (SOURCE: auto, edgar, edgar-sectors, nasdaq, iposcoop, cbinsights, maven,
     crunchbase, crunchbase-investments) into a canonical folder; prints what was merged and what did not map."""
+    from generator.dataset.load import DataError
     from generator.importers import import_files
     from generator.importers.base import SourceError
     from generator.importers.report import render
-    from generator.load import DataError
 
     try:
         result = import_files(source, list(files), into, progress=(lambda _: None) if quiet else

@@ -13,11 +13,11 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from generator import queries
-from generator.build import BuildConfig, build
-from generator.load import load_into, validate
-from generator.schema import DatasetInfo
-from generator.serve import make_server
+from generator.api import queries
+from generator.dataset.load import load_into, validate
+from generator.dataset.schema import DatasetInfo
+from generator.hosts.serve import make_server
+from generator.pipeline.build import BuildConfig, build
 
 ROOT = Path(__file__).resolve().parent.parent
 TINY = ROOT / "tests" / "fixtures" / "tiny"

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
-from generator.load import validate
+from generator.dataset.load import validate
 
 
 @dataclass

@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from generator.build import BuildConfig, build
 from generator.cli import main
-from generator.load import DataError
-from generator.writer import OutputError, OutputWriter
+from generator.dataset.load import DataError
+from generator.output.writer import OutputError, OutputWriter
+from generator.pipeline.build import BuildConfig, build
 
 from .conftest import ROOT, TINY
 
@@ -179,7 +179,7 @@ def test_forked_and_spawned_workers_carry_the_same_units(
 ) -> None:
     """A forked worker inherits the previous manifest the build process read; a spawned one (a build called
     from a program running threads) reads it again. Either way a forced rebuild carries every unit over."""
-    from generator import fanout
+    from generator.pipeline import fanout
 
     if threading.active_count() == 1 and sys.platform.startswith("linux"):
         assert fanout._start_method() == "fork"
@@ -238,7 +238,7 @@ def test_build_command_reports_a_summary(tmp_path: Path) -> None:
 def test_rebuild_uses_the_digest_manifest_and_repairs_hand_edits(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from generator import staged as writer_module
+    from generator.output import staged as writer_module
 
     out = tmp_path / "dist"
     build(BuildConfig(TINY, out))

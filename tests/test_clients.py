@@ -29,8 +29,8 @@ from pathlib import Path
 import pytest
 from openapi_schema_validator import OAS30Validator
 
-from generator.registry import DETAIL_ROUTES, EXPORT_ROUTE, LIST_ROUTES
-from generator.schema import TABLES
+from generator.api.registry import DETAIL_ROUTES, EXPORT_ROUTE, LIST_ROUTES
+from generator.dataset.schema import TABLES
 from tests.conftest import ROOT, Served
 
 PACKAGE = "company_ipo_client"

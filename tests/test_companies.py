@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from generator.registry import MINIMUM_VALUATION_LADDER_USD, ROUTES
+from generator.api.registry import MINIMUM_VALUATION_LADDER_USD, ROUTES
 
 from . import oracle
 from .conftest import EMBEDDED, TINY, Served

@@ -32,8 +32,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from generator import configs
-from generator.registry import (
+from generator.api.registry import (
     DETAIL_ROUTES,
     DOCUMENT_ROUTES,
     EXPORT_ROUTE,
@@ -46,8 +45,9 @@ from generator.registry import (
     Filter,
     ListRoute,
 )
-from generator.rewrites import CONTENT_TYPES, HEADERS, NOT_FOUND_FILE, SITE_404_FILE, headers_for, rules
-from generator.serve import Site
+from generator.api.rewrites import CONTENT_TYPES, HEADERS, NOT_FOUND_FILE, SITE_404_FILE, headers_for, rules
+from generator.hosts import configs
+from generator.hosts.serve import Site
 
 from .conftest import ROOT, Served
 

@@ -8,8 +8,8 @@ from collections import Counter
 
 import pytest
 
-from generator.load import validate
-from generator.schema import IPO_STATUS_DATE, TABLES
+from generator.dataset.load import validate
+from generator.dataset.schema import IPO_STATUS_DATE, TABLES
 
 from . import oracle
 from .conftest import EMBEDDED, SHARED_DATA

@@ -151,7 +151,7 @@ NETLIFY_CLI = ROOT / "tests" / "netlify" / "dev" / "node_modules" / ".bin" / "ne
 
 def _netlify_urls() -> list[str]:
     """Query-string and pretty URLs of every listing, details, documents and misses."""
-    from generator.registry import LIST_ROUTES
+    from generator.api.registry import LIST_ROUTES
 
     urls = ["/", "/api/openapi.json", "/api/companies/figma", "/api/companies/10", "/api/companies/nobody",
             "/api/nope", "/api/companies?bogus=1"]
@@ -184,8 +184,8 @@ def _dev_table(tmp_path: Path, site: Path, urls: list[str], command: list[str], 
 
 def test_netlify_dev_offline_serves_the_rewrites_like_serve(tmp_path: Path, tiny_build: Path) -> None:
     """``netlify dev`` (netlify-cli, offline, in a network namespace with loopback only) over a build: every URL
-    gets the status and body the rewrite layer (``generator.serve``) gives, with the CORS header."""
-    from generator.serve import Site
+    gets the status and body the rewrite layer (``generator.hosts.serve``) gives, with the CORS header."""
+    from generator.hosts.serve import Site
 
     _namespace_or_skip(NETLIFY_CLI, "npm ci --ignore-scripts in tests/netlify/dev")
     site = tmp_path / "site"
@@ -213,7 +213,7 @@ def test_netlify_dev_offline_serves_the_rewrites_like_serve(tmp_path: Path, tiny
 def test_nginx_include_mode_inside_an_existing_http_block(tmp_path: Path, tiny_build: Path) -> None:
     """``nginx-conf --include``: the maps and server block, included in a host's own http block, serve the URL
     table like the rewrite layer."""
-    from generator.serve import Site
+    from generator.hosts.serve import Site
 
     nginx = shutil.which("nginx") or ("/usr/sbin/nginx" if Path("/usr/sbin/nginx").exists() else None)
     if nginx is None:

@@ -9,9 +9,10 @@ from collections import defaultdict
 
 import pytest
 
-from generator import details, serialize
-from generator.registry import DETAIL_ROUTES
-from generator.routes import DetailRoute
+from generator.api import details
+from generator.api.registry import DETAIL_ROUTES
+from generator.api.routes import DetailRoute
+from generator.dataset import serialize
 
 from . import oracle
 from .conftest import EMBEDDED

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from click.testing import CliRunner
 
+from generator.api.registry import ROUTES
 from generator.cli import main
-from generator.dictionary import data_dictionary
-from generator.registry import ROUTES
-from generator.schema import TABLES
+from generator.dataset.dictionary import data_dictionary
+from generator.dataset.schema import TABLES
 
 from .conftest import ROOT
 

@@ -11,10 +11,11 @@ import struct
 import duckdb
 import pytest
 
-from generator import exports, listing, serialize
-from generator.registry import LIST_ROUTES
-from generator.response_base import Out
-from generator.schema import TABLES
+from generator.api import exports, listing
+from generator.api.registry import LIST_ROUTES
+from generator.api.response_base import Out
+from generator.dataset import serialize
+from generator.dataset.schema import TABLES
 
 
 def _by_model(con: duckdb.DuckDBPyConnection, model: type[Out], source: str, order: str) -> list[bytes]:

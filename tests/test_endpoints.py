@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from generator.registry import DETAIL_ROUTES, LIST_ROUTES, Filter, ListRoute
+from generator.api.registry import DETAIL_ROUTES, LIST_ROUTES, Filter, ListRoute
 
 from . import oracle
 from .conftest import Served

@@ -12,10 +12,10 @@ import pytest
 from click.testing import CliRunner
 from pydantic import BeforeValidator
 
-from generator.cells import leaf_types, strict_date, strict_integer
 from generator.cli import main
-from generator.load import validate
-from generator.schema import TABLES, Table
+from generator.dataset.cells import leaf_types, strict_date, strict_integer
+from generator.dataset.load import validate
+from generator.dataset.schema import TABLES, Table
 
 from .test_load import data, issues_of, replace_in  # noqa: F401 (the data fixture)
 

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from generator.dataset.load import validate
 from generator.importers import import_files, plan
 from generator.importers.base import SourceError
 from generator.importers.mapping import Mapper
 from generator.importers.merge import normalise
-from generator.load import validate
 from tests.conftest import SHARED_DATA
 
 pytestmark = pytest.mark.skipif(not SHARED_DATA.exists(), reason="needs ../shared/data")

@@ -35,13 +35,13 @@ from urllib.parse import quote, urlsplit
 
 import pytest
 
-from generator import problems
-from generator.landing import landing_page
-from generator.load import read_dataset_info
-from generator.registry import LIST_ROUTES, ROUTES, DetailRoute, ListRoute
-from generator.rewrites import Router, rules
-from generator.schema import DatasetInfo
-from generator.serve import make_server
+from generator.api import problems
+from generator.api.registry import LIST_ROUTES, ROUTES, DetailRoute, ListRoute
+from generator.api.rewrites import Router, rules
+from generator.dataset.load import read_dataset_info
+from generator.dataset.schema import DatasetInfo
+from generator.hosts.landing import landing_page
+from generator.hosts.serve import make_server
 from tests.conftest import TINY
 
 CHROMIUM = Path("/usr/bin/chromium")

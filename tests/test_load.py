@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from generator.cli import main
-from generator.load import DataError, validate
+from generator.dataset.load import DataError, validate
 
 from .conftest import TINY
 
@@ -107,7 +107,7 @@ def _cut_columns(path: Path, keep: int) -> None:
 
 def test_a_file_without_the_optional_columns_added_later_still_loads(data: Path) -> None:
     """Files written before optional columns were added at the end of a table load with nulls."""
-    from generator.schema import TABLES
+    from generator.dataset.schema import TABLES
 
     companies = next(t for t in TABLES if t.file_name == "companies.csv")
     fields = list(companies.model.model_fields)
@@ -126,8 +126,8 @@ def test_a_missing_required_or_middle_column_is_still_a_header_error(data: Path)
 def test_loaded_rows_are_the_models_field_values() -> None:
     """The loader keeps each validated row's field values as they are (``__dict__``), which must be what
     ``model_dump`` gives for every table: flat models, no serializers."""
-    from generator.load import read_rows
-    from generator.schema import TABLES
+    from generator.dataset.load import read_rows
+    from generator.dataset.schema import TABLES
 
     from .conftest import TINY
 

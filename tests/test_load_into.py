@@ -13,8 +13,8 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from generator.load import ParsedTable, _columns, load_into, validate
-from generator.schema import TABLES
+from generator.dataset.load import ParsedTable, _columns, load_into, validate
+from generator.dataset.schema import TABLES
 
 from .conftest import EMBEDDED, TINY
 

@@ -15,17 +15,17 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from generator import writer
-from generator.build import OUTPUT_MARKER, BuildConfig, build
 from generator.cli import main
-from generator.writer import OutputError
+from generator.output import writer
+from generator.output.writer import OutputError
+from generator.pipeline.build import OUTPUT_MARKER, BuildConfig, build
 
 from .conftest import ROOT, TINY
 from .test_build import tree
 
 SLOW_BUILD = """
 import sys, time
-from generator import build
+from generator.pipeline import build
 from generator.cli import main
 validate = build.validate_into
 build.validate_into = lambda *a: (time.sleep(3), validate(*a))[1]  # holds the lock while the test starts another

@@ -28,8 +28,8 @@ def test_the_wheel_carries_templates_and_sql(wheel: Path) -> None:
     names = set(zipfile.ZipFile(wheel).namelist())
     for template in (ROOT / "templates").glob("*.j2"):
         assert f"generator/_templates/{template.name}" in names
-    for sql in (ROOT / "generator" / "sql").glob("*.sql"):
-        assert f"generator/sql/{sql.name}" in names
+    for sql in (ROOT / "generator" / "api" / "sql").glob("*.sql"):
+        assert f"generator/api/sql/{sql.name}" in names
 
 
 def test_an_installed_wheel_builds(wheel: Path, tmp_path: Path) -> None:
@@ -42,7 +42,7 @@ def test_an_installed_wheel_builds(wheel: Path, tmp_path: Path) -> None:
         pytest.skip("pip older than 22.3 cannot install into another environment")
     assert install.returncode == 0, install.stdout + install.stderr
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
-    where = subprocess.run([str(python), "-c", "import generator, generator.templates as t; "
+    where = subprocess.run([str(python), "-c", "import generator, generator.hosts.templates as t; "
                             "print(generator.__file__); print(t.TEMPLATE_DIR)"],
                            capture_output=True, text=True, cwd=tmp_path, env=env, timeout=60)
     package, templates = where.stdout.split()

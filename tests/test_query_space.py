@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from generator.registry import FACET_LIMIT, LIST_ROUTES, Filter, ListRoute
+from generator.api.registry import FACET_LIMIT, LIST_ROUTES, Filter, ListRoute
 
 from . import oracle
 from .conftest import Served

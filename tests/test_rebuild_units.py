@@ -12,11 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from generator import build as build_module
-from generator import listing, recycle
-from generator.build import BuildConfig, build
-from generator.manifest import DIGESTS_FILE, UNITS_FILE
-from generator.registry import LIST_ROUTES
+from generator.api import listing
+from generator.api.registry import LIST_ROUTES
+from generator.output import recycle
+from generator.output.manifest import DIGESTS_FILE, UNITS_FILE
+from generator.pipeline import build as build_module
+from generator.pipeline.build import BuildConfig, build
 
 from .conftest import TINY
 from .test_build import inodes, tree
@@ -182,7 +183,7 @@ def test_the_retired_output_is_recycled_into_exactly_the_new_output(
 def test_a_write_into_a_recycled_folder_never_follows_a_link(tmp_path: Path) -> None:
     """Each folder on the way to a file is checked, parents first: a link anywhere above it is replaced by a real
     folder, whether or not files sit directly in the linked folder."""
-    from generator.staged import StagedFiles
+    from generator.output.staged import StagedFiles
 
     staging, outside = tmp_path / "staging", tmp_path / "outside"
     (outside / "b").mkdir(parents=True)

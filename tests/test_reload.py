@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from generator import load as load_module
-from generator.build import BuildConfig, build
-from generator.load import DataError, validate
-from generator.manifest import DIGESTS_FILE, UNITS_FILE
+from generator.dataset import load as load_module
+from generator.dataset.load import DataError, validate
+from generator.output.manifest import DIGESTS_FILE, UNITS_FILE
+from generator.pipeline.build import BuildConfig, build
 
 from .conftest import TINY
 from .test_build import tree

@@ -12,10 +12,10 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from generator import details, queries, responses
-from generator.load import load
-from generator.registry import DETAIL_ROUTES
-from generator.schema import CompanyStatus
+from generator.api import details, queries, responses
+from generator.api.registry import DETAIL_ROUTES
+from generator.dataset.load import load
+from generator.dataset.schema import CompanyStatus
 
 from . import oracle
 from .conftest import EMBEDDED, TINY

@@ -9,9 +9,10 @@ import duckdb
 import pytest
 from pydantic import ValidationError
 
-from generator import listing, serialize
-from generator.registry import LIST_ROUTES
-from generator.response_base import Out
+from generator.api import listing
+from generator.api.registry import LIST_ROUTES
+from generator.api.response_base import Out
+from generator.dataset import serialize
 
 
 @pytest.mark.parametrize("route", LIST_ROUTES, ids=lambda r: r.name)

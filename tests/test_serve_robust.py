@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from generator import configs
-from generator.serve import make_server
+from generator.hosts import configs
+from generator.hosts.serve import make_server
 
 from .conftest import ROOT, Served, _serve
 

@@ -10,9 +10,9 @@ import pytest
 from click.testing import CliRunner
 
 from generator.cli import main
-from generator.load import validate
-from generator.schema import TABLES, IpoStatus, OfferingKind
-from generator.synth import AS_OF, synthesize
+from generator.dataset.load import validate
+from generator.dataset.schema import TABLES, IpoStatus, OfferingKind
+from generator.synth.dataset import AS_OF, synthesize
 
 COMPANIES = 300
 

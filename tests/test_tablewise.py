@@ -12,10 +12,10 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from generator import tablewise
-from generator.build import BuildConfig, build
-from generator.load import DataError, load_into, load_parquet, validate
-from generator.schema import TABLES
+from generator.dataset.load import DataError, load_into, load_parquet, validate
+from generator.dataset.schema import TABLES
+from generator.pipeline import tablewise
+from generator.pipeline.build import BuildConfig, build
 
 from .conftest import EMBEDDED, TINY
 from .test_reload import published, rewrite_rows

@@ -3,6 +3,8 @@
 One module per format reads its files into facts (``base``); ``merge`` resolves them against the folder's
 records; ``finalize`` fills what no source said and adds reference rows; ``store`` writes the folder back,
 byte-identical when nothing changed. The result is validated like any dataset before a file is replaced.
+
+May import ``generator.dataset`` only.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from generator.dataset.schema import RESERVED_SLUGS
 from generator.importers import crunchbase, edgar, edgar_sectors, investors, iposcoop, nasdaq, unicorns
 from generator.importers.base import Context, Fact, Source, SourceError
 from generator.importers.finalize import finalize
@@ -107,12 +110,11 @@ def import_files(source: str, paths: list[Path], into: Path, progress: Callable[
 
 
 def _import(source: str, paths: list[Path], into: Path, progress: Callable[[str], None]) -> ImportResult:
-    from generator.load import validate
-    from generator.registry import reserved_words
+    from generator.dataset.load import validate
 
     steps, unknown = plan(source, paths)
     store = Store.load(into)
-    merger = Merger(store, reserved_words())
+    merger = Merger(store, RESERVED_SLUGS)
     context = Context()
     for name, path in steps:
         fmt = FORMATS[name]

@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import get_args
 
+from generator.dataset.schema import FilingForm
 from generator.importers.base import (
     CompanyFact,
     Context,
@@ -29,7 +30,6 @@ from generator.importers.base import (
     read_text,
     ticker,
 )
-from generator.schema import FilingForm
 
 SOURCE = Source("edgar", "sec-filing", "SEC EDGAR company ticker lists and filing indexes (sec.gov)")
 FORMS = frozenset(get_args(FilingForm))

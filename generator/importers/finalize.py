@@ -9,6 +9,7 @@ from __future__ import annotations
 import datetime as dt
 from collections import Counter
 
+from generator.dataset.schema import TABLES
 from generator.importers.reference import (
     COUNTRIES,
     EXCHANGE_NOT_REPORTED,
@@ -18,7 +19,6 @@ from generator.importers.reference import (
     UNKNOWN_COUNTRY,
 )
 from generator.importers.store import PLACEHOLDER_SOURCE, Store
-from generator.schema import TABLES
 
 NOT_REPORTED = "Not reported"
 _NOT_REPORTED_DATES = frozenset({"expected_date", "close_date"})

@@ -16,6 +16,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
+from generator.dataset.schema import TABLE_BY_NAME
 from generator.importers.base import (
     CompanyFact,
     FilingFact,
@@ -27,7 +28,6 @@ from generator.importers.base import (
     slugify,
 )
 from generator.importers.store import COLUMNS, PLACEHOLDER_SOURCE, Store, record_key
-from generator.schema import TABLE_BY_NAME
 
 RANK = {"estimate": 1, "press-report": 2, "company-report": 3, "exchange-data": 4, "sec-filing": 5}
 IPO_PROGRESS = {"pipeline": 0, "filed": 1, "postponed": 2, "withdrawn": 2, "upcoming": 3, "listed": 4}

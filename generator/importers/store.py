@@ -1,6 +1,6 @@
 """A canonical folder held in memory as CSV cells, with the provenance of every value, read and written back.
 
-Every table's header comes from its pydantic model (``generator.schema``), so a column added there is written
+Every table's header comes from its pydantic model (``generator.dataset.schema``), so a column added there is written
 (empty) without touching the importers. Rows are written sorted by primary key, with ``\\n`` line ends and
 minimal quoting: the same records always give the same bytes, and a file whose bytes would not change is not
 rewritten.
@@ -15,8 +15,8 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from generator.dataset.schema import PROVENANCE, TABLES, Table
 from generator.importers.base import SourceError
-from generator.schema import PROVENANCE, TABLES, Table
 
 COLUMNS: dict[str, list[str]] = {t.name: list(t.model.model_fields) for t in (*TABLES, PROVENANCE)}
 PLACEHOLDER_SOURCE = "import"

@@ -1,0 +1,50 @@
+"""RFC 9457 problem documents the build writes, and the site's 404 page."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from generator.api.registry import EXPORT_ROUTE, LIST_ROUTES
+from generator.api.responses import Problem
+from generator.api.rewrites import NOT_FOUND_FILE, SITE_404_FILE
+from generator.dataset import serialize
+
+
+def problem(slug: str, title: str, status: int, detail: str) -> bytes:
+    return serialize.document(Problem(type=f"/#problem-{slug}", title=title, status=status, detail=detail))
+
+
+NOT_FOUND = problem(
+    "not-found", "Not Found", 404,
+    "No resource at this URL: an unknown path or value, a query with no results, or a page past the last. "
+    "A URL is published exactly when it has content; the facets on page 1 of every listing link to the "
+    "refinements that have rows. See /api/openapi for the paths, parameters and allowed values.",
+)
+
+
+def problem_files() -> Iterator[tuple[str, bytes]]:
+    yield NOT_FOUND_FILE, NOT_FOUND
+    yield SITE_404_FILE, NOT_FOUND
+    yield EXPORT_ROUTE.table_without_format_error, problem(
+        f"{EXPORT_ROUTE.name}-table-without-format", "Missing parameter", 404,
+        f"{EXPORT_ROUTE.path}: `table` needs `format` ({', '.join(EXPORT_ROUTE.formats)}), e.g. "
+        f"{EXPORT_ROUTE.path}?format=csv&table=companies.",
+    )
+    yield EXPORT_ROUTE.unknown_format_error, problem(
+        f"{EXPORT_ROUTE.name}-unknown-format", "Unknown format", 404,
+        f"{EXPORT_ROUTE.path}: `format` is one of {', '.join(EXPORT_ROUTE.formats)}.",
+    )
+    for route in LIST_ROUTES:
+        unsorted = route.unsorted_sets()
+        if not route.incompatible_sets() and not unsorted:
+            continue
+        allowed = "; ".join(", ".join(f"`{f.name}`" for f in group) for group in route.groups)
+        detail = f"{route.path}: these filters can be used together, with `page`: {allowed}."
+        if unsorted:
+            sets = "; ".join(" + ".join(f"`{n}`" for n in names) for names in unsorted)
+            detail += (f" `sort` combines with at most {route.sort_depth} of them, and not with {sets}: such results "
+                       "come in the default order.")
+        yield route.combination_error, problem(
+            f"{route.name}-filter-combination", "Unsupported parameter combination", 404,
+            detail + " This request names parameters that do not combine; drop one of them.",
+        )

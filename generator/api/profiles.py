@@ -1,0 +1,125 @@
+"""The company profile (``/api/companies/{id|slug}``): its groups, each a model; part of ``responses``."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from pydantic import Field
+
+from generator.api.response_base import CONVERTED, CURRENT, EQUITY, OTHER, Month, Out
+from generator.dataset.schema import Basis, CompanyStatus, IpoStatus, ListingKind, RoundStage, RoundTransaction
+
+
+class Listing(Out):
+    ticker: str | None
+    exchange: str | None
+    exchange_name: str | None
+    cik: int | None = Field(description="SEC Central Index Key")
+    edgar_url: str | None = Field(description="SEC EDGAR company page, built from the CIK")
+    listing_date: dt.date | None
+    listing_kind: ListingKind | None
+
+
+class Acquisition(Out):
+    acquirer: str
+    acquired_date: dt.date | None
+    price_usd: int | None
+
+
+class FinancialYear(Out):
+    fiscal_year: int
+    revenue_usd: int | None
+    net_income_usd: int | None
+    operating_income_usd: int | None
+    gross_margin: float | None = Field(description="ratio, 0.6 = 60 %")
+    net_margin: float | None = Field(description="net income / revenue, ratio")
+    revenue_growth: float | None = Field(description="revenue / previous fiscal year's revenue - 1, ratio")
+    employees: int | None
+    basis: Basis
+    currency_converted_from: str | None = Field(description=CONVERTED)
+
+
+class RoundInvestorRef(Out):
+    id: int
+    slug: str
+    name: str
+    is_lead: bool
+
+
+class Round(Out):
+    id: int
+    stage: RoundStage
+    announced_date: dt.date
+    amount_usd: int | None
+    post_money_valuation_usd: int | None
+    basis: Basis
+    investors: list[RoundInvestorRef]
+    transaction: RoundTransaction = Field(description="equity, stake-purchase, buyout or debt")
+    currency_converted_from: str | None = Field(description=CONVERTED)
+
+
+class Funding(Out):
+    total_raised_usd: int | None = Field(description=EQUITY)
+    rounds_count: int
+    investors_count: int
+    last_round_stage: RoundStage | None
+    last_round_date: dt.date | None
+    rounds: list[Round] = Field(description="newest first")
+    other_transactions_usd: int | None = Field(description=OTHER)
+
+
+class IpoRecord(Out):
+    id: int
+    status: IpoStatus
+    status_date: dt.date = Field(description="the date that goes with the status")
+    exchange: str | None
+    ticker: str | None
+    listing_kind: ListingKind
+    filed_date: dt.date | None
+    expected_date: dt.date | None
+    listing_date: dt.date | None
+    offer_price_cents: int | None
+    proceeds_usd: int | None
+    valuation_at_ipo_usd: int | None
+    first_day_return: float | None = Field(description="first-day close / offer price - 1, ratio")
+
+
+class Analysis(Out):
+    valuation_to_revenue: float | None = Field(description="valuation_usd / latest fiscal-year revenue")
+    revenue_growth: float | None = Field(description="latest fiscal-year revenue growth, ratio")
+    sector_rank: int | None = Field(description="1 = highest valuation in its sector")
+    sector_companies: int = Field(description="companies in the sector")
+    sector_percentile: float | None = Field(description="share of valued sector peers at or below it, ratio")
+    months_since_last_round: int | None
+    latest_secondary_valuation_usd: int | None
+    latest_secondary_month: Month | None
+    secondary_premium_to_last_round: float | None = Field(
+        description="latest secondary implied valuation / last round post-money - 1, ratio"
+    )
+    methodology: dict[str, str] = Field(description="how each metric is computed")
+
+
+class CompanyProfile(Out):
+    id: int
+    slug: str
+    name: str
+    sector: str = Field(description="sector slug")
+    sector_name: str
+    country: str = Field(description="ISO 3166-1 alpha-2, lowercase")
+    country_name: str
+    status: CompanyStatus
+    founded_year: int | None
+    headquarters_city: str | None
+    website: str | None
+    description: str | None
+    valuation_usd: int | None
+    valuation_date: dt.date | None
+    valuation_basis: Basis | None
+    listing: Listing
+    acquisition: Acquisition | None
+    financials: list[FinancialYear] = Field(description="oldest fiscal year first")
+    funding: Funding
+    ipos: list[IpoRecord]
+    analysis: Analysis
+    valuation_is_current: bool = Field(description=CURRENT)
+    valuation_currency_converted_from: str | None = Field(description=CONVERTED)

@@ -1,0 +1,404 @@
+"""The canonical dataset: one pydantic model per CSV file in ``data/``.
+
+Each model is the schema of one input table: column names, types, units, allowed values and which columns
+are required. ``Table`` adds what a model cannot say by itself: the file name, the primary key and the
+foreign keys. The loader validates every row against these and the data dictionary (``data/README.md``)
+documents them; a test keeps the two in step.
+
+Conventions: money is whole US dollars in ``*_usd`` integer columns; per-share prices are US cents in
+``*_cents`` integer columns; ratios are decimals (0.25 = 25 %); dates are ISO 8601 ``YYYY-MM-DD``; an empty
+cell is null. Categorical values are lowercase slugs ``[a-z0-9-]``.
+
+Cells are read strictly (``Integer``, ``Date``: ``cells.py``): integers digits only, within 2^53 - 1; dates
+exactly ``YYYY-MM-DD``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+from typing import Annotated, Literal
+
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    field_validator,
+    model_validator,
+)
+
+from generator.dataset.cells import STRICT_INTEGER, Date, Integer
+
+SLUG_PATTERN = r"^[a-z0-9]+(?:-[a-z0-9]+)*$"
+
+Slug = Annotated[str, Field(pattern=SLUG_PATTERN, max_length=80)]
+RESERVED_SLUGS = frozenset({
+    "all", "index", "errors", "page", "sort",
+    "q", "sector", "country", "status", "stage", "kind", "year", "month", "type", "when",
+    "exchange", "form", "company", "tag", "minvaluation",
+})
+"""Words that listing paths use below a collection (``all``, ``sort``, the filter names...), so no slug may be one
+of them. The API's registry checks, when it is imported, that every word its paths use is in this list."""
+CountryCode = Annotated[str, Field(pattern=r"^[a-z]{2}$", description="ISO 3166-1 alpha-2, lowercase")]
+MAX_USD = 10**15
+UsdAmount = Annotated[int, Field(ge=0, le=MAX_USD, description="whole US dollars"), STRICT_INTEGER]
+SignedUsd = Annotated[
+    int, Field(ge=-MAX_USD, le=MAX_USD, description="whole US dollars; negative for a loss"), STRICT_INTEGER
+]
+UsdCents = Annotated[int, Field(ge=0, description="US cents per share"), STRICT_INTEGER]
+Year = Annotated[int, Field(ge=1000, le=2100), STRICT_INTEGER]
+Cik = Annotated[int, Field(ge=1, le=9999999999), STRICT_INTEGER]
+Text = Annotated[str, Field(min_length=1, max_length=2000)]
+Domain = Annotated[str, Field(pattern=r"^[a-z0-9-]+(\.[a-z0-9-]+)+$", description="bare domain, no scheme")]
+
+def _csv_bool(value: object) -> object:
+    if isinstance(value, str):
+        if value not in ("true", "false"):
+            raise ValueError("must be true or false")
+        return value == "true"
+    return value
+
+
+CsvBool = Annotated[bool, BeforeValidator(_csv_bool), Field(description="true or false")]
+
+Basis = Literal["sec-filing", "company-report", "exchange-data", "press-report", "estimate"]
+"""Where a figure comes from. ``estimate`` marks a figure that is not a disclosed number."""
+
+CompanyStatus = Literal["public", "private", "acquired", "closed"]
+ListingKind = Literal["ipo", "direct-listing", "spac-merger"]
+IpoStatus = Literal["pipeline", "filed", "upcoming", "listed", "withdrawn", "postponed"]
+RoundStage = Literal[
+    "pre-seed", "seed", "series-a", "series-b", "series-c", "series-d", "series-e", "series-f",
+    "series-g", "series-h", "series-i", "series-j", "growth", "private-equity", "corporate",
+    "debt", "convertible-note", "grant", "undisclosed",
+]
+InvestorType = Literal[
+    "vc", "growth", "corporate", "sovereign", "crossover", "private-equity", "hedge-fund",
+    "asset-manager", "accelerator", "angel", "bank", "family-office",
+]
+OfferingKind = Literal["tender", "secondary", "placement"]
+OfferingStatus = Literal["announced", "open", "closed", "cancelled"]
+FilingForm = Literal[
+    "S-1", "S-1/A", "F-1", "F-1/A", "424B4", "424B1", "RW", "D", "D/A", "10-K", "20-F", "8-K", "DRS", "S-4",
+]
+RoundTransaction = Literal["equity", "stake-purchase", "buyout", "debt"]
+"""What a funding row is: new equity (incl. convertible notes), a purchase of existing shares, a buyout, or debt."""
+MarkMethod = Literal["observed", "carried-forward"]
+CurrencyCode = Annotated[str, Field(pattern=r"^[A-Z]{3}$", description="ISO 4217 code, e.g. EUR")]
+NewsTag = Literal[
+    "ipo", "filing", "pricing", "listing", "funding", "valuation", "secondary", "tender", "acquisition",
+    "earnings", "layoffs", "product", "regulation", "withdrawal", "spac", "leadership",
+]
+
+IPO_STATUS_DATE: dict[str, str] = {
+    "pipeline": "announced_date",
+    "filed": "filed_date",
+    "upcoming": "expected_date",
+    "listed": "listing_date",
+    "withdrawn": "withdrawn_date",
+    "postponed": "postponed_date",
+}
+"""The date that goes with each IPO status: required for that status, and the source of the row's year."""
+
+
+class Row(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, str_strip_whitespace=False)
+
+    """A row of an input table. Its integer and date columns are ``Integer`` and ``Date``, read strictly
+    (``generator/dataset/cells.py``): integers digits only and within 2^53 - 1, dates exactly YYYY-MM-DD."""
+
+
+class DatasetInfo(BaseModel):
+    """``data/dataset.json``: what the dataset is, its as-of date and the disclaimer every response carries."""
+
+    model_config = ConfigDict(extra="forbid")
+    title: Text
+    as_of: dt.date = Field(description="date the figures were compiled; 'upcoming' and 'trending' are relative to it")
+    disclaimer: Text
+    license: Text
+    sources: list[Text] = Field(min_length=1)
+
+
+class Sector(Row):
+    slug: Slug
+    name: Text
+    description: Text | None = None
+
+
+class Country(Row):
+    code: CountryCode
+    name: Text
+    region: Slug = Field(description="continent-level region slug, e.g. north-america, europe, asia-pacific")
+
+
+class Exchange(Row):
+    slug: Slug
+    name: Text
+    country: CountryCode
+    mic: Annotated[str, Field(pattern=r"^[A-Z0-9]{4}$")] | None = Field(None, description="ISO 10383 MIC")
+
+
+class Company(Row):
+    id: Integer = Field(ge=1, description="stable numeric id")
+    slug: Slug = Field(description="stable URL slug; never all digits, never a reserved listing word")
+    name: Text
+    sector: Slug
+    country: CountryCode = Field(description="country of headquarters")
+    status: CompanyStatus
+    founded_year: Year | None = None
+    headquarters_city: Text | None = None
+    website: Domain | None = None
+    description: Text | None = None
+    ticker: Annotated[str, Field(pattern=r"^[A-Z0-9.\-]{1,10}$")] | None = None
+    exchange: Slug | None = None
+    cik: Cik | None = Field(None, description="SEC Central Index Key")
+    listing_date: Date | None = None
+    listing_kind: ListingKind | None = None
+    valuation_usd: UsdAmount | None = Field(None, description="latest valuation or market capitalisation")
+    valuation_date: Date | None = None
+    valuation_basis: Basis | None = None
+    acquirer: Text | None = None
+    acquired_date: Date | None = None
+    acquisition_price_usd: UsdAmount | None = None
+    valuation_is_current: CsvBool | None = Field(
+        None, description="empty = current when status is public or private; false = superseded or stale "
+        "(e.g. insolvency, a public write-down without a new figure)"
+    )
+    valuation_currency_converted_from: CurrencyCode | None = Field(
+        None, description="currency the valuation was reported in when valuation_usd is converted"
+    )
+
+    @field_validator("slug")
+    @classmethod
+    def _slug_not_numeric(cls, value: str) -> str:
+        if value.isdigit():
+            raise ValueError("slug must not be all digits (it would collide with numeric ids)")
+        return value
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Company:
+        if self.status == "public" and (self.ticker is None or self.exchange is None):
+            raise ValueError("a public company needs ticker and exchange")
+        if (self.valuation_usd is None) != (self.valuation_basis is None):
+            raise ValueError("valuation_usd and valuation_basis go together")
+        if self.status == "acquired" and self.acquirer is None:
+            raise ValueError("an acquired company needs acquirer")
+        return self
+
+
+class Financial(Row):
+    company_id: Integer
+    fiscal_year: Year
+    revenue_usd: UsdAmount | None = None
+    net_income_usd: SignedUsd | None = None
+    operating_income_usd: SignedUsd | None = None
+    gross_margin: Annotated[float, Field(ge=-10, le=1)] | None = Field(None, description="ratio, 0.6 = 60 %")
+    employees: Annotated[int, Field(ge=0), STRICT_INTEGER] | None = None
+    basis: Basis
+    currency_converted_from: CurrencyCode | None = Field(
+        None, description="reporting currency the USD figures were converted from; empty = reported in USD"
+    )
+
+
+class FundingRound(Row):
+    id: Integer = Field(ge=1)
+    company_id: Integer
+    stage: RoundStage
+    announced_date: Date
+    amount_usd: UsdAmount | None = None
+    post_money_valuation_usd: UsdAmount | None = None
+    basis: Basis
+    transaction: RoundTransaction | None = Field(
+        None, description="empty = debt for stage debt, else equity; stake-purchase = existing shares bought"
+    )
+    currency_converted_from: CurrencyCode | None = Field(
+        None, description="currency the round was announced in when the USD figures are converted"
+    )
+
+
+class RoundInvestor(Row):
+    round_id: Integer
+    investor_id: Integer
+    is_lead: CsvBool
+
+
+class Investor(Row):
+    id: Integer = Field(ge=1)
+    slug: Slug
+    name: Text
+    type: InvestorType
+    country: CountryCode
+    founded_year: Year | None = None
+    website: Domain | None = None
+
+
+class Ipo(Row):
+    id: Integer = Field(ge=1)
+    company_id: Integer
+    status: IpoStatus
+    exchange: Slug | None = None
+    ticker: Annotated[str, Field(pattern=r"^[A-Z0-9.\-]{1,10}$")] | None = None
+    listing_kind: ListingKind = "ipo"
+    announced_date: Date | None = Field(None, description="first credible report of IPO plans")
+    filed_date: Date | None = Field(None, description="first public registration statement")
+    expected_date: Date | None = Field(None, description="expected pricing/listing date")
+    priced_date: Date | None = None
+    listing_date: Date | None = Field(None, description="first trading day")
+    withdrawn_date: Date | None = None
+    postponed_date: Date | None = None
+    price_range_low_cents: UsdCents | None = None
+    price_range_high_cents: UsdCents | None = None
+    offer_price_cents: UsdCents | None = None
+    shares_offered: Annotated[int, Field(ge=0), STRICT_INTEGER] | None = None
+    proceeds_usd: UsdAmount | None = None
+    valuation_at_ipo_usd: UsdAmount | None = None
+    first_day_close_cents: UsdCents | None = None
+    basis: Basis
+
+    @model_validator(mode="after")
+    def _status_has_its_date(self) -> Ipo:
+        date_column = IPO_STATUS_DATE[self.status]
+        if getattr(self, date_column) is None:
+            raise ValueError(f"status {self.status!r} needs {date_column}")
+        low, high = self.price_range_low_cents, self.price_range_high_cents
+        if low is not None and high is not None and low > high:
+            raise ValueError("price_range_low_cents is above price_range_high_cents")
+        return self
+
+
+class Offering(Row):
+    id: Integer = Field(ge=1)
+    company_id: Integer
+    kind: OfferingKind
+    status: OfferingStatus
+    announced_date: Date
+    close_date: Date | None = None
+    price_per_share_cents: UsdCents | None = None
+    amount_usd: UsdAmount | None = None
+    implied_valuation_usd: UsdAmount | None = None
+    lead_investor_id: Integer | None = None
+    description: Text | None = None
+    basis: Basis
+    currency_converted_from: CurrencyCode | None = Field(
+        None, description="currency the offering was reported in when the USD figures are converted"
+    )
+
+
+class SecondaryPrice(Row):
+    company_id: Integer
+    month: Date = Field(description="first day of the month the price point stands for")
+    implied_valuation_usd: UsdAmount
+    basis: Basis
+    method: MarkMethod | None = Field(
+        None, description="observed = a reported transaction in that month; carried-forward = the latest "
+        "observed mark dated on or before the month"
+    )
+    observed_date: Date | None = Field(None, description="date of the transaction the mark rests on")
+    offering_id: Integer | None = Field(None, description="the tender offer or secondary sale the mark comes from")
+
+    @field_validator("month")
+    @classmethod
+    def _first_of_month(cls, value: dt.date) -> dt.date:
+        if value.day != 1:
+            raise ValueError("month must be the first day of a month")
+        return value
+
+
+class Filing(Row):
+    id: Integer = Field(ge=1)
+    company_id: Integer
+    form: FilingForm = Field(description="SEC form type as EDGAR writes it")
+    filed_date: Date
+    accession_number: Annotated[str, Field(pattern=r"^\d{10}-\d{2}-\d{6}$")] | None = None
+    description: Text | None = None
+    filer_cik: Cik | None = Field(
+        None, description="CIK the filing was made under when it is not the company's own (e.g. a predecessor)"
+    )
+
+
+class NewsItem(Row):
+    id: Integer = Field(ge=1)
+    company_id: Integer
+    published_date: Date
+    headline: Text
+    summary: Text | None = None
+    publisher: Text | None = None
+    tags: list[NewsTag] = Field(min_length=1, description="semicolon-separated in the CSV, e.g. ipo;pricing")
+
+    @field_validator("tags", mode="before")
+    @classmethod
+    def _split_tags(cls, value: object) -> object:
+        return value.split(";") if isinstance(value, str) else value
+
+
+@dataclass(frozen=True)
+class ForeignKey:
+    column: str
+    table: str
+    target: str
+
+
+@dataclass(frozen=True)
+class Table:
+    name: str
+    model: type[Row]
+    key: tuple[str, ...]
+    foreign_keys: tuple[ForeignKey, ...] = ()
+    unique: tuple[str, ...] = field(default=())
+    """Further columns whose values must be unique (nulls aside)."""
+
+    @property
+    def file_name(self) -> str:
+        return f"{self.name}.csv"
+
+
+def _fk(column: str, table: str, target: str = "id") -> ForeignKey:
+    return ForeignKey(column, table, target)
+
+
+TABLES: tuple[Table, ...] = (
+    Table("sectors", Sector, ("slug",)),
+    Table("countries", Country, ("code",)),
+    Table("exchanges", Exchange, ("slug",), (_fk("country", "countries", "code"),)),
+    Table(
+        "companies", Company, ("id",),
+        (_fk("sector", "sectors", "slug"), _fk("country", "countries", "code"), _fk("exchange", "exchanges", "slug")),
+        unique=("slug", "ticker", "cik"),
+    ),
+    Table("financials", Financial, ("company_id", "fiscal_year"), (_fk("company_id", "companies"),)),
+    Table("investors", Investor, ("id",), (_fk("country", "countries", "code"),), unique=("slug",)),
+    Table("funding_rounds", FundingRound, ("id",), (_fk("company_id", "companies"),)),
+    Table(
+        "round_investors", RoundInvestor, ("round_id", "investor_id"),
+        (_fk("round_id", "funding_rounds"), _fk("investor_id", "investors")),
+    ),
+    Table("ipos", Ipo, ("id",), (_fk("company_id", "companies"), _fk("exchange", "exchanges", "slug"))),
+    Table(
+        "offerings", Offering, ("id",),
+        (_fk("company_id", "companies"), _fk("lead_investor_id", "investors")),
+    ),
+    Table(
+        "secondary_prices", SecondaryPrice, ("company_id", "month"),
+        (_fk("company_id", "companies"), _fk("offering_id", "offerings")),
+    ),
+    Table("filings", Filing, ("id",), (_fk("company_id", "companies"),), unique=("accession_number",)),
+    Table("news", NewsItem, ("id",), (_fk("company_id", "companies"),)),
+)
+TABLE_BY_NAME: dict[str, Table] = {t.name: t for t in TABLES}
+"""Every input table, in load order (a table's foreign keys point at tables listed before it)."""
+
+
+class Provenance(Row):
+    """``provenance.csv`` (optional, written by ``import``): which source gave which values of a record."""
+
+    table: Slug = Field(description="canonical table of the record, e.g. companies")
+    record: Text = Field(description="the record's primary key; the values of a composite key joined by |")
+    source: Slug = Field(description="importer that gave the values, e.g. edgar, crunchbase")
+    basis: Basis
+    fields: Text = Field(description="semicolon-separated columns whose current value comes from this source; "
+                         "`*`: the source describes the record (it may have given no value that stayed)")
+
+
+PROVENANCE = Table("provenance", Provenance, ("table", "record", "source", "basis"))
+"""Optional table, not in ``TABLES``: the build ignores it; ``import`` reads and writes it."""

@@ -1,0 +1,148 @@
+"""A local static server with Netlify's rewrite semantics, driven by the same rules as ``netlify.toml``.
+
+Order of resolution, as on Netlify: an existing file at the request path wins; otherwise the first matching
+rule rewrites (status 200: serve the target, or the site's 404 page if it is missing; status 404: serve the
+target with 404); otherwise the site's 404 page. Nothing outside the served folder is ever read.
+
+Every request gets an answer: a request line that cannot be parsed gets 400, a path that cannot name a file
+(a symbolic-link loop, a name too long) gets the 404 page; a client's mistake or a dropped connection never
+prints a traceback. The listen backlog holds a burst of a few hundred clients.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import sys
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+from generator.api.problems import problem
+from generator.api.rewrites import CONTENT_TYPES, SITE_404_FILE, Router, headers_for, rules
+
+METHOD_NOT_ALLOWED = problem("method-not-allowed", "Method Not Allowed", 405,
+                             "The API is read-only: use GET (or HEAD, OPTIONS).")
+
+
+class Site:
+    """Resolve request paths to files under ``root``, refusing anything that escapes it."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root.resolve()
+        self.router = Router(rules())
+
+    def file(self, url_path: str) -> Path | None:
+        decoded = unquote(url_path)
+        if "\x00" in decoded:
+            return None
+        try:
+            candidate = (self.root / decoded.lstrip("/")).resolve()
+            if candidate != self.root and self.root not in candidate.parents:
+                return None
+            if candidate.is_dir():
+                candidate = candidate / "index.html"
+            return candidate if candidate.is_file() else None
+        except (OSError, ValueError, RuntimeError):  # a name too long, a symbolic-link loop: no such file
+            return None
+
+    def resolve(self, url_path: str, query: str) -> tuple[int, Path | None, str]:
+        """(status, file, the path the file was found at) for a request."""
+        found = self.file(url_path)
+        if found is not None:
+            return 200, found, url_path
+        match = self.router.match(url_path, query)
+        if match is not None:
+            target_path = urlsplit(match.target).path
+            # An empty placeholder leaves an empty segment ("//"); no deployed file has one.
+            target = None if "//" in target_path else self.file(target_path)
+            if target is not None:
+                return match.rule.status, target, match.target
+        return 404, self.file(SITE_404_FILE), SITE_404_FILE
+
+
+def make_handler(site: Site) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        server_version = "company-ipo-api"
+        sys_version = ""
+        default_request_version = "HTTP/1.0"  # never answer in HTTP/0.9 (a body without a status line)
+
+        def _respond(self, with_body: bool) -> None:
+            try:
+                parts = urlsplit(self.path)
+            except ValueError:  # e.g. "GET http://[::1 HTTP/1.1": not a URL
+                self.send_error(HTTPStatus.BAD_REQUEST, "Bad request target")
+                return
+            status, file, served_as = site.resolve(parts.path, parts.query)
+            try:
+                body = file.read_bytes() if file is not None else b""
+            except OSError:  # gone or unreadable since it was resolved: the 404 page
+                status, file = 404, site.file(SITE_404_FILE)
+                body, served_as = (file.read_bytes() if file is not None else b""), SITE_404_FILE
+            served_file = file.name if file is not None else served_as
+            content_type = CONTENT_TYPES.get(os.path.splitext(served_file)[1], "application/octet-stream")
+            headers = {"Content-Type": content_type, **headers_for(parts.path), **headers_for(served_as)}
+            self.send_response(status)
+            for name, value in headers.items():
+                self.send_header(name, value)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            if with_body:
+                self.wfile.write(body)
+
+        def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
+            self._respond(with_body=True)
+
+        def do_HEAD(self) -> None:  # noqa: N802
+            self._respond(with_body=False)
+
+        def do_OPTIONS(self) -> None:  # noqa: N802
+            self.send_response(HTTPStatus.NO_CONTENT)
+            for name, value in headers_for(self.path.partition("?")[0]).items():
+                self.send_header(name, value)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def __getattr__(self, name: str) -> object:
+            # Any other method (POST, PUT, TRACE, ...): the API is read-only.
+            if name.startswith("do_"):
+                return self._method_not_allowed
+            raise AttributeError(name)
+
+        def _method_not_allowed(self) -> None:
+            body = METHOD_NOT_ALLOWED
+            self.send_response(HTTPStatus.METHOD_NOT_ALLOWED)
+            self.send_header("Allow", "GET, HEAD, OPTIONS")
+            self.send_header("Content-Type", "application/problem+json; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, format: str, *args: object) -> None:  # noqa: A002
+            if not getattr(self.server, "quiet", False):
+                super().log_message(format, *args)
+
+    return Handler
+
+
+CLIENT_ERRORS = (ConnectionError, TimeoutError, socket.timeout)
+"""A client that goes away mid-request: nothing to report."""
+
+
+class SiteServer(ThreadingHTTPServer):
+    request_queue_size = 1024  # the kernel caps it at net.core.somaxconn
+    daemon_threads = True
+
+    def handle_error(self, request: object, client_address: object) -> None:
+        error = sys.exc_info()[1]
+        if isinstance(error, CLIENT_ERRORS):
+            return
+        if not getattr(self, "quiet", False):
+            sys.stderr.write(f"serve: {client_address}: {type(error).__name__}: {error}\n")
+
+
+def make_server(root: Path, host: str, port: int, quiet: bool = False) -> ThreadingHTTPServer:
+    server = SiteServer((host, port), make_handler(Site(root)))
+    server.quiet = quiet  # type: ignore[attr-defined]
+    return server

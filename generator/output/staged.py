@@ -1,0 +1,397 @@
+"""Files written into a staging folder by one process of the build (the build process or a listing worker).
+
+A file equal to the previous output's is hard-linked from it (``write``); a unit or filter combination whose inputs
+did not change is carried over whole (``render``, ``reuse``). The staging folder is either new or a recycled
+earlier output (``recycled``): then a path may already hold a file; it is kept when it is already the previous
+output's file (the same inode), else replaced (unlinked first: a recycled file shares its inode with older
+outputs and is never written into). A second write to the same path is refused.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+from dataclasses import dataclass, field
+
+from generator.output.manifest import Previous, digest
+
+_NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+"""Flags of ``open(path, "xb")``."""
+
+
+class OutputError(Exception):
+    """The build tried to write something it must not."""
+
+
+@dataclass
+class WriteStats:
+    files: int = 0
+    bytes: int = 0
+    written: int = 0
+    """Files whose content changed or that are new (the rest were carried over by hard link)."""
+    groups: dict[tuple[str, str], list[int]] = field(default_factory=dict)
+    """(kind, endpoint) -> [files, bytes] (``kind_of``, ``endpoint_of``), counted as each file is recorded."""
+
+    def count(self, kind: str, path: str, size: int) -> None:
+        """Count one file of ``kind`` (see ``kind_of``) at ``path``."""
+        self.files += 1
+        self.bytes += size
+        counts = self.groups.get((kind, endpoint_of(path)))
+        if counts is None:
+            counts = self.groups[kind, endpoint_of(path)] = [0, 0]
+        counts[0] += 1
+        counts[1] += size
+
+    def add(self, other: WriteStats) -> None:
+        self.files += other.files
+        self.bytes += other.bytes
+        self.written += other.written
+        for group, (files, size) in other.groups.items():
+            counts = self.groups.setdefault(group, [0, 0])
+            counts[0] += files
+            counts[1] += size
+
+
+LISTING_UNIT = "listing:"
+"""The prefix of a listing route's unit (``listing:<route>``)."""
+BOOKKEEPING = "bookkeeping"
+"""The kind of the generator's own files in the output (marker, digest manifest): dotfiles no deploy publishes."""
+
+
+def kind_of(path: str, unit: str) -> str:
+    """What a file is, by its unit: a listing page, a detail (profile), an export, a document (OpenAPI, landing
+    page, problems) or bookkeeping."""
+    if path.startswith("."):
+        return BOOKKEEPING
+    if unit.startswith(LISTING_UNIT):
+        return "listing"
+    return "export" if unit.startswith("export/") else "detail" if unit else "document"
+
+
+def endpoint_of(path: str) -> str:
+    """``api/<endpoint>`` (a folder or a file), or the first part of a path outside ``api/``."""
+    if path.startswith("api/"):
+        end = path.find("/", 4)
+        return path if end < 0 else path[:end]
+    return path.split("/", 1)[0]
+
+
+def _same_inode(a: str, b: str) -> bool:
+    try:
+        first, second = os.lstat(a), os.lstat(b)
+    except OSError:
+        return False
+    return (first.st_ino, first.st_dev) == (second.st_ino, second.st_dev) and stat.S_ISREG(second.st_mode)
+
+
+def _real_folder(path: str) -> bool:
+    """Whether ``path`` is a folder itself, not a link to one."""
+    try:
+        return stat.S_ISDIR(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
+def _clear(path: str) -> None:
+    """Remove what a recycled folder holds at ``path`` (a file, or a folder where a file goes now)."""
+    if os.path.isdir(path) and not os.path.islink(path):
+        shutil.rmtree(path)
+    else:
+        os.unlink(path)
+
+
+def _listed_status(path: str, size: int) -> os.stat_result | None:
+    """The ``lstat`` of a regular file (not a link to elsewhere) of ``size`` bytes at ``path``; None if there is
+    none."""
+    try:
+        status = os.lstat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    return status if stat.S_ISREG(status.st_mode) and status.st_size == size else None
+
+
+def listed_file(path: str, size: int, listed_at: int) -> bool | None:
+    """Whether a regular file (not a link to elsewhere) of ``size`` bytes, untouched since its output's digest
+    manifest was written (``listed_at``, ns), is at ``path``; None: modified since, so compare its bytes."""
+    status = _listed_status(path, size)
+    if status is None:
+        return False
+    return True if status.st_mtime_ns <= listed_at else None
+
+
+def _same_file_content(path: str, data: bytes) -> bool:
+    """Whether a regular file (not a link to elsewhere) holds exactly ``data``."""
+    try:
+        status = os.lstat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return False
+    if not stat.S_ISREG(status.st_mode) or status.st_size != len(data):
+        return False
+    with open(path, "rb") as handle:
+        return handle.read() == data
+
+
+class StagedFiles:
+    """Writes files into an existing staging folder, hard-linking those equal to the previous output's.
+
+    Several processes may each hold one for the same staging folder (``OutputWriter`` owns the folder itself).
+    """
+
+    def __init__(
+        self, staging: str, previous: str | None, previous_manifest: Previous | None = None, recycled: bool = False,
+    ) -> None:
+        self._staging = staging
+        self._recycled = recycled
+        self._previous = previous
+        self._new_prefix = staging.rstrip("/") + "/"
+        self._old_prefix = previous.rstrip("/") + "/" if previous is not None else ""
+        self._old = previous_manifest
+        self._dirs: set[str] = {staging.rstrip("/")}
+        """Folders made or checked (the staging folder itself: made by ``OutputWriter``)."""
+        self.stats = WriteStats()
+        self._kinds: dict[str, str] = {}
+        """Unit -> the kind of its files (one per unit)."""
+        self.digests: dict[str, tuple[str, int]] = {}
+        """What this writer wrote: path -> (digest, size)."""
+        self.rewritten: set[str] = set()
+        """Paths written afresh (new or changed content); the others were hard-linked from the previous output."""
+        self.file_units: dict[str, str] = {}
+        """Path -> the unit that wrote it (files of no unit are left out)."""
+        self.unit_keys: dict[str, str] = {}
+        self.file_inputs: dict[str, str] = {}
+        """Listing page -> key of its filter combination."""
+
+    @property
+    def old_folder(self) -> str | None:
+        """The previous output's folder, if there is one."""
+        return self._previous
+
+    @staticmethod
+    def relative(path: str) -> str:
+        """Check an output path (``/api/x.json`` or ``api/x.json``) and return it relative to the output."""
+        relative = path.lstrip("/")
+        probe = f"/{relative}/"  # an empty, "." or ".." part shows as "//", "/./" or "/../"
+        if not relative or "\\" in relative or "\x00" in relative or "//" in probe or "/./" in probe or "/../" in probe:
+            raise OutputError(f"refusing to write outside the output folder: {path!r}")
+        return relative
+
+    def _parent(self, target: str) -> None:
+        parent = target[: target.rindex("/")]
+        if parent not in self._dirs:
+            self._mkdir(parent)
+
+    def _mkdir(self, folder: str) -> None:
+        """Make ``folder`` and its missing parents: one call for a folder whose parent is known to exist.
+
+        In a recycled folder, each folder is checked once, parents first, to be a real folder (not a link, which a
+        write could follow out of the staging folder, nor a file): anything else there is replaced by one. Most
+        folders are there already, so it looks before it makes (one call where it is)."""
+        parent = folder[: folder.rindex("/")]
+        if self._recycled:
+            if parent not in self._dirs:
+                self._mkdir(parent)
+            if _real_folder(folder):
+                self._dirs.add(folder)
+                return
+        try:
+            os.mkdir(folder)
+        except FileExistsError:
+            if not _real_folder(folder):
+                if not self._recycled:
+                    raise
+                _clear(folder)  # a link, or a file of an older output where a folder goes now
+                os.mkdir(folder)
+        except FileNotFoundError:
+            self._mkdir(parent)
+            os.mkdir(folder)
+        self._dirs.add(folder)
+
+    def _claim(self, key: str) -> str:
+        """The staging path for ``key``, refused if this writer already wrote it."""
+        if key in self.digests:
+            raise OutputError(f"two writes to the same file: {key}")
+        target = self._new_prefix + key
+        self._parent(target)
+        return target
+
+    def _place_link(self, key: str, target: str, source_status: os.stat_result | None = None) -> None:
+        """Make ``target`` a hard link to the previous output's file at ``key`` (``source_status``: its ``lstat``,
+        if known). In a recycled folder, a target that already is that file stays; anything else there goes."""
+        source = self._old_prefix + key
+        if self._recycled:
+            try:
+                found = os.lstat(target)
+            except FileNotFoundError:
+                found = None
+            if found is not None:
+                status = source_status or os.lstat(source)
+                if (found.st_ino, found.st_dev) == (status.st_ino, status.st_dev) and stat.S_ISREG(found.st_mode):
+                    return  # the recycled folder already holds the previous output's file
+                _clear(target)
+        try:
+            os.link(source, target)
+        except FileExistsError:
+            raise OutputError(f"two writes to the same file: {key}") from None
+
+    def _place_bytes(self, key: str, target: str, data: bytes) -> None:
+        if self._recycled and os.path.lexists(target):
+            _clear(target)  # never written into: the recycled file's inode is shared with older outputs
+        try:
+            handle = os.open(target, _NEW_FILE, 0o666)
+        except FileExistsError:
+            raise OutputError(f"two writes to the same file: {key}") from None
+        try:  # os calls, not a file object: about 5 µs less per file (16 against 10 on tmpfs)
+            view = memoryview(data)
+            while view:
+                view = view[os.write(handle, view):]
+        finally:
+            os.close(handle)
+
+    def write(self, path: str, data: bytes, unit: str = "", inputs: str = "") -> None:
+        """Write one file of ``unit`` (or of none: a document rendered every build); ``inputs``: the key of the
+        listing combination the page belongs to."""
+        key = self.relative(path)
+        target = self._claim(key)
+        if inputs:
+            self.file_inputs[key] = inputs
+        hexdigest = digest(data)
+        if self._previous is not None and self._unchanged(key, hexdigest, data):
+            self._place_link(key, target)
+            self._record(key, hexdigest, len(data), unit, written=False)
+            return
+        self._place_bytes(key, target, data)
+        self._record(key, hexdigest, len(data), unit, written=True)
+
+    def alias(self, path: str, of: str, unit: str = "") -> None:
+        """Write ``path`` as another name (a hard link) of the file this writer wrote at ``of``."""
+        key, source = self.relative(path), self.relative(of)
+        target = self._claim(key)
+        hexdigest, size = self.digests[source]
+        first = self._new_prefix + source
+        if self._recycled and os.path.lexists(target):
+            if _same_inode(first, target):
+                self._record(key, hexdigest, size, unit, written=source in self.rewritten)
+                return
+            _clear(target)
+        os.link(first, target)
+        self._record(key, hexdigest, size, unit, written=source in self.rewritten)
+
+    def render(self, unit: str, key: str) -> bool:
+        """Whether ``unit`` must be rendered: False when its files were carried over instead, hard-linked from the
+        previous output because the previous build rendered them from the same inputs (same ``key``, same code)
+        and each is still the file its manifest lists. Records the key either way."""
+        self.unit_keys[unit] = key
+        old = self._old
+        if old is None or self._previous is None or old.keys.get(unit) != key or unit not in old.by_unit:
+            return True
+        return not self._carry(old.by_unit[unit], unit, unit.startswith(LISTING_UNIT))
+
+    def reuse(self, unit: str, folder: str, inputs: str) -> bool:
+        """Carry over every listing page of ``folder`` (one filter combination of ``unit``) from the previous
+        output if each was rendered from the same ``inputs`` key and is still the file its manifest lists;
+        else do nothing and return False."""
+        old = self._old
+        folder = self.relative(folder)
+        paths = old.by_folder.get(folder) if old is not None and self._previous is not None else None
+        if not paths:
+            return False
+        if any(old.inputs[path] != inputs for path in paths):  # type: ignore[union-attr]
+            return False
+        return self._carry(paths, unit, True)
+
+    def _carry(self, paths: list[str], unit: str, pages: bool) -> bool:
+        """Hard-link files listed in the previous manifest into the staging folder, as files of ``unit`` (listing
+        ``pages``: with their combination keys), if each is still the file the manifest lists; else link none,
+        return False."""
+        old = self._old
+        assert old is not None
+        found = []
+        for path in paths:
+            status = _listed_status(self._old_prefix + path, old.files[path][1])
+            if status is None or status.st_mtime_ns > old.listed_at:
+                return False  # not the file the manifest lists (see ``listed_file``)
+            found.append(status)
+        for path, status in zip(paths, found, strict=True):
+            self._place_link(path, self._claim(path), status)
+        self._record_carried(paths, unit)
+        if pages:
+            inputs = old.inputs
+            self.file_inputs.update((path, inputs[path]) for path in paths if path in inputs)
+        return True
+
+    def _record_carried(self, paths: list[str], unit: str) -> None:
+        """``_record`` for files carried over, all of ``unit``, at once."""
+        old = self._old
+        assert old is not None
+        files, digests, file_units, count = old.files, self.digests, self.file_units, self.stats.count
+        kind = self._kind(paths[0], unit) if paths else ""  # a unit's files are all of one kind
+        for path in paths:
+            entry = digests[path] = files[path]
+            file_units[path] = unit
+            count(kind, path, entry[1])
+
+    def read(self, path: str) -> bytes:
+        """The bytes of a file already in the staging folder (written or carried over)."""
+        with open(os.path.join(self._staging, self.relative(path)), "rb") as handle:
+            return handle.read()
+
+    def carried(self, unit: str) -> list[str]:
+        """The files ``unit`` carried over from the previous output (all of them, or none)."""
+        old = self._old
+        return old.by_unit.get(unit, []) if old is not None and self.unit_keys.get(unit) == old.keys.get(unit) else []
+
+    def _unchanged(self, key: str, hexdigest: str, data: bytes) -> bool:
+        """Whether the previous output holds ``data`` at ``key``: by its digest manifest where it lists the path
+        (and the file there has the listed size), else by reading the file back."""
+        old = self._old_prefix + key
+        listed = self._old.files.get(key) if self._old is not None else None
+        if listed is not None:
+            if listed != (hexdigest, len(data)):
+                return False
+            untouched = listed_file(old, len(data), self._old.listed_at)  # type: ignore[union-attr]
+            if untouched is not None:
+                return untouched
+        return _same_file_content(old, data)
+
+    def _kind(self, key: str, unit: str) -> str:
+        kind = self._kinds.get(unit) if unit else None  # a unit's files are all of one kind
+        if kind is None:
+            kind = kind_of(key, unit)
+            if unit:
+                self._kinds[unit] = kind
+        return kind
+
+    def _record(self, key: str, hexdigest: str, size: int, unit: str, *, written: bool) -> None:
+        self.stats.count(self._kind(key, unit), key, size)
+        self.stats.written += written
+        self.digests[key] = (hexdigest, size)
+        if unit:
+            self.file_units[key] = unit
+        if written:
+            self.rewritten.add(key)
+
+    def folders(self) -> set[str]:
+        """The folders this writer wrote into, relative (in a recycled folder, with every parent: each is checked
+        once, parents first)."""
+        start = len(self._new_prefix)
+        return {folder[start:] for folder in self._dirs if len(folder) > start}
+
+    def detach(self) -> None:
+        """Drop the previous manifest (before this object travels back from a worker process)."""
+        self._old = None
+
+    def merge(self, other: StagedFiles) -> None:
+        """Count in what another ``StagedFiles`` (a worker's) wrote into the same staging folder."""
+        twice = self.digests.keys() & other.digests.keys()
+        if twice:
+            raise OutputError(f"two writes to the same file: {min(twice)}")
+        self.digests.update(other.digests)
+        self.rewritten |= other.rewritten
+        self.file_units.update(other.file_units)
+        self.unit_keys.update(other.unit_keys)
+        self.file_inputs.update(other.file_inputs)
+        self._dirs |= other._dirs  # the same staging folder: the same prefix
+        self.stats.add(other.stats)
+
+

@@ -1,0 +1,308 @@
+"""The build: dataset in, static API out. ``build()`` reads as the list of its stages."""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import functools
+import gc
+import hashlib
+import json
+import sys
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import duckdb
+import jinja2
+import pydantic
+
+from generator.api import exports, openapi, problems, queries
+from generator.api.registry import DETAIL_ROUTES, DOCUMENT_ROUTES, EXPORT_ROUTE, LIST_ROUTES, ListRoute
+from generator.dataset import load, serialize
+from generator.dataset.load import DATASET_INFO_FILE
+from generator.dataset.schema import TABLES
+from generator.hosts import configs, landing, templates
+from generator.hosts.templates import TEMPLATE_DIR
+from generator.output import recycle
+from generator.output.staged import BOOKKEEPING
+from generator.output.writer import Changes, OutputError, OutputLock, OutputWriter, real_output, recover
+from generator.pipeline import fanout, reload, tablewise
+from generator.pipeline.reload import validate_into
+
+OUTPUT_MARKER = ".company-ipo-api"
+"""File that marks a folder as this generator's output; any other non-empty folder is never replaced."""
+HEADERS_FILE = "/_headers"
+"""Response headers for hosts that read a _headers file (the same rules as netlify.toml's [[headers]])."""
+
+
+@dataclass(frozen=True)
+class BuildConfig:
+    data_dir: Path
+    out_dir: Path
+    threads: int | None = None
+    force: bool = False
+    """Rebuild even when the previous output was made from the same data by the same code."""
+    workers: int | None = None
+    """Processes rendering the listings beside the build process; 0: none; None: by dataset size and cores."""
+
+
+@functools.cache
+def code_fingerprint() -> str:
+    """sha256 over the generator's code, SQL and templates and the versions of the libraries that shape bytes."""
+    digest = hashlib.sha256()
+    package = Path(__file__).resolve().parent.parent
+    for path in sorted([*package.rglob("*.py"), *package.rglob("*.sql"), *TEMPLATE_DIR.rglob("*")]):
+        if path.is_file():
+            digest.update(path.relative_to(package.parent).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    versions = (f"python {sys.version_info[:3]} duckdb {duckdb.__version__} pydantic {pydantic.VERSION} "
+                f"jinja2 {jinja2.__version__}")
+    digest.update(versions.encode())
+    return digest.hexdigest()
+
+
+def fingerprint(data_dir: Path) -> str:
+    """sha256 over everything the output depends on: the data files and the code (``code_fingerprint``). The
+    build is deterministic, so an equal fingerprint means an equal output."""
+    digest = hashlib.sha256(code_fingerprint().encode())
+    for path in [data_dir / t.file_name for t in TABLES] + [data_dir / DATASET_INFO_FILE]:
+        if path.is_file():
+            digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def _previous_marker(out: Path) -> dict:
+    try:
+        marker = json.loads((out / OUTPUT_MARKER).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return marker if isinstance(marker, dict) else {}
+
+
+def _count_files(root: Path) -> int:
+    return sum(kind != "d" for kind, _ in recycle.walk(str(root)))
+
+
+def _vouches_for(out: Path, marker: dict, inputs: str) -> bool:
+    """Whether the marker is for these inputs and the tree still holds every file it counted."""
+    if marker.get("fingerprint") != inputs or not isinstance(marker.get("files"), int):
+        return False
+    try:
+        return _count_files(out) == marker["files"]
+    except OSError:
+        return False
+
+
+@dataclass
+class BuildReport:
+    files: int = 0
+    bytes: int = 0
+    written: int = 0
+    stages: dict[str, float] = field(default_factory=dict)
+    files_by_endpoint: Counter[str] = field(default_factory=Counter)
+    files_by_kind: Counter[str] = field(default_factory=Counter)
+    """Files by what they are: listing pages, details, exports, documents (OpenAPI, landing page, problems), and
+    the generator's bookkeeping (the output marker and digest manifest: dotfiles that deploys leave out)."""
+    bytes_by_kind: Counter[str] = field(default_factory=Counter)
+    bytes_by_endpoint: Counter[str] = field(default_factory=Counter)
+    changes: Changes | None = None
+    """Files added, changed and removed against the previous output; None when the build was skipped."""
+
+    @property
+    def seconds(self) -> float:
+        return sum(self.stages.values())
+
+    @property
+    def published(self) -> tuple[int, int]:
+        """Files and bytes a host serves: the output without the generator's bookkeeping."""
+        return self.files - self.files_by_kind[BOOKKEEPING], self.bytes - self.bytes_by_kind[BOOKKEEPING]
+
+
+Progress = Callable[[str], None]
+
+
+def _count_by_kind(report: BuildReport, writer: OutputWriter) -> None:
+    """Files and bytes of the output by endpoint and by kind, as the writer and its workers counted them."""
+    for (kind, endpoint), (files, size) in writer.stats.groups.items():
+        report.files_by_kind[kind] += files
+        report.bytes_by_kind[kind] += size
+        report.files_by_endpoint[endpoint] += files
+        report.bytes_by_endpoint[endpoint] += size
+
+
+def _check_output_folder(out: Path) -> None:
+    if out.exists() and (not out.is_dir() or (any(out.iterdir()) and not (out / OUTPUT_MARKER).exists())):
+        raise OutputError(
+            f"{out} exists and is not an output of this generator (no {OUTPUT_MARKER} file); "
+            "refusing to replace it. Choose an empty or new folder."
+        )
+
+
+def example_urls(route: ListRoute, domains: dict[str, list[str]]) -> list[str]:
+    """A few query-string URLs of a listing that have files: the default, one per filter, a sort and page 2."""
+    urls = [route.path]
+    for flt in route.filters:
+        values = domains.get(flt.name) or []
+        if values:
+            urls.append(f"{route.path}?{flt.name}={values[len(values) // 2]}")
+    if len(route.sort_values) > 1:
+        urls.append(f"{route.path}?sort={route.sort_values[-1]}")
+    return urls
+
+
+def build(config: BuildConfig, progress: Progress = lambda _: None) -> BuildReport:
+    """Validate the dataset, then write the whole API into ``config.out_dir`` atomically.
+
+    One build at a time per output (a second one fails at once with ``OutputError``); an operating-system error
+    (a full disk, a permission) becomes an ``OutputError`` of one line that says the previous output is intact.
+    """
+    out = real_output(config.out_dir)
+    _check_output_folder(out)  # before the lock file: a refused folder gets nothing beside it
+    committed: list[bool] = []
+    try:
+        with OutputLock(out), fewer_collections():
+            recover(out)
+            return _build(config, out, progress, committed)
+    except OSError as error:
+        raise OutputError(_os_error_message(error, out, intact=not committed)) from None
+
+
+GC_THRESHOLDS = (100_000, 20, 100)
+"""Garbage collection during a build (and in its worker processes): the build makes millions of short-lived,
+acyclic objects, and Python's default (a collection every 700 allocations) spends 4-7 % of a build's CPU
+collecting nothing."""
+
+
+@contextlib.contextmanager
+def fewer_collections() -> Iterator[None]:
+    """``GC_THRESHOLDS`` while the block runs; the caller's thresholds after it."""
+    previous = gc.get_threshold()
+    gc.set_threshold(*GC_THRESHOLDS)
+    try:
+        yield
+    finally:
+        gc.set_threshold(*previous)
+
+
+def _companies_in(config: BuildConfig) -> int:
+    """The number of companies, roughly (lines of companies.csv), to choose the worker count before validating."""
+    try:
+        with open(config.data_dir / "companies.csv", "rb") as handle:
+            return max(handle.read().count(b"\n") - 1, 0)
+    except OSError:
+        return 0
+
+
+def _os_error_message(error: OSError, out: Path, intact: bool) -> str:
+    what = error.strerror or str(error)
+    if error.errno == errno.ENOSPC:
+        what = "the disk is full (no space left on device)"
+    where = f" ({error.filename})" if error.filename else ""
+    state = f"the previous output in {out} is intact" if intact else f"{out} holds the new output"
+    return f"build failed: {what}{where}; {state}"
+
+
+def _build(config: BuildConfig, out: Path, progress: Progress, committed: list[bool]) -> BuildReport:
+    report = BuildReport()
+    clock = time.perf_counter()
+
+    def stage(name: str) -> None:
+        nonlocal clock
+        now = time.perf_counter()
+        report.stages[name] = report.stages.get(name, 0.0) + now - clock
+        clock = now
+
+    _check_output_folder(out)
+    inputs = fingerprint(config.data_dir)
+    previous = _previous_marker(out)
+    if not config.force and _vouches_for(out, previous, inputs):
+        progress("unchanged: same data and code as the existing output (use --force to rebuild)")
+        report.files, report.bytes = previous["files"], previous["bytes"]
+        stage("unchanged")
+        return report
+    # Made first: a recycled staging folder (writer.py) is listed in another process while the build runs.
+    writer = OutputWriter(out, code_fingerprint())
+    workers = config.workers if config.workers is not None else fanout.default_workers(_companies_in(config))
+    pool = None
+    con: duckdb.DuckDBPyConnection | None = None
+    try:
+        pool = fanout.start_pool(writer, workers)  # the worker processes start while the data is validated
+        writer.list_recycled()  # after the pool: a thread waits for the listing
+        con = duckdb.connect(":memory:", config={"threads": config.threads} if config.threads else {})
+        con.execute("SET enable_progress_bar = false")  # the build reports its own progress
+        sources = reload.source_keys(config.data_dir)
+        reuse = reload.reusable(sources, writer.old_folder, writer.previous_manifest)
+        progress(f"validate: reading and checking the dataset ({len(reuse)} unchanged tables from the last build)")
+        # Everything is checked before the first byte is written: table by table in the worker processes where
+        # every table is read afresh, else (and for any problem, to report it) in this process.
+        checked = tablewise.validate(config.data_dir, pool, writer.scratch) if pool and not reuse else None
+        info, parquet = checked or validate_into(con, config.data_dir, reuse, writer.scratch)
+        writer.unit_keys.update((reload.SOURCE_UNIT + name, key) for name, key in sources.items())
+        stage("validate")
+        writer.ready({route.path for route in (*LIST_ROUTES, *DETAIL_ROUTES, EXPORT_ROUTE)})
+
+        emit = writer.write
+
+        examples: dict[str, list[str]] = {}
+
+        def write_exports() -> None:
+            progress("exports: json, csv, parquet")
+            for path, body, unit in exports.export_files(con, info, writer.scratch, writer, sources):
+                emit(path, body, unit)
+            stage("exports")
+
+        with fanout.Listings(con, info, writer, pool, progress, parquet) as listings:
+            if checked is not None:  # this process's tables, loaded while the workers load theirs
+                load.load_parquet(con, parquet)
+            con.execute(queries.read_sql("views"))
+            stage("load")
+            if workers:  # the worker processes render the listings and profiles meanwhile
+                progress(f"listings and profiles: rendered by {workers} worker processes")
+                write_exports()
+                openapi.prepare(info)  # and what the documents and the commit need, while waiting
+                templates.load(landing.TEMPLATE)
+                writer.read_listing()
+            progress("listings" + (": waiting for the workers" if workers else ""))
+            results = listings.results()
+            stage("listings")
+        examples.update(listings.examples)
+        for route in LIST_ROUTES:
+            examples[route.name] = example_urls(route, results[route.name].domains)
+        domains = {name: result.domains for name, result in results.items()}
+        if not workers:
+            write_exports()
+        examples["export"] = [f"{EXPORT_ROUTE.path}?format=csv", f"{EXPORT_ROUTE.path}?format=json&table=companies"]
+        progress("docs: openapi, landing page, errors")
+        emit(DOCUMENT_ROUTES[0].file, serialize.document(openapi.document(info, domains)))
+        examples["openapi"] = [DOCUMENT_ROUTES[0].path]
+        emit("/index.html", landing.landing_page(info, examples))
+        for path, body in problems.problem_files():
+            emit(path, body)
+        emit(HEADERS_FILE, configs.headers_file().encode())
+        writer.write_units()
+        emit(OUTPUT_MARKER, serialize.document({  # files: the marker and the digest manifest included
+            "generator": "company-ipo-api", "as_of": info.as_of, "fingerprint": inputs,
+            "files": writer.stats.files + 2, "bytes": writer.stats.bytes,
+        }))
+        writer.write_digests()
+        _count_by_kind(report, writer)
+        report.changes = writer.changes()
+        stage("docs")
+        progress("commit: swapping the new output in")
+        writer.commit()
+        committed.append(True)
+        stage("commit")
+    except BaseException:
+        if pool is not None:  # no worker writes into the staging folder once it is dropped
+            pool.shutdown(wait=True, cancel_futures=True)
+        writer.abort()
+        raise
+    finally:
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
+        if con is not None:
+            con.close()
+    report.files, report.bytes, report.written = writer.stats.files, writer.stats.bytes, writer.stats.written
+    return report
