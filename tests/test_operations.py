@@ -59,6 +59,19 @@ def test_a_second_build_on_a_locked_output_fails_at_once(tmp_path: Path, tiny_bu
     assert tree(out) == before
 
 
+def test_a_dataset_without_its_files_creates_nothing(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    shutil.copytree(TINY, data)
+    (data / "news.csv").unlink()
+    out = tmp_path / "new" / "site" / "dist"
+    result = CliRunner().invoke(main, ["build", "--data", str(data), "--out", str(out)])
+    assert result.exit_code == 1 and "news.csv: file is missing" in result.output, result.output
+    assert not (tmp_path / "new").exists()
+    result = CliRunner().invoke(main, ["build", "--data", str(tmp_path / "nowhere"), "--out", str(out)])
+    assert result.exit_code == 1 and "dataset.json: file is missing" in result.output, result.output
+    assert not (tmp_path / "new").exists()
+
+
 def test_overlapping_builds_never_both_write(tmp_path: Path, tiny_build: Path) -> None:
     out = tmp_path / "dist"
     shutil.copytree(tiny_build, out)

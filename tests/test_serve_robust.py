@@ -66,6 +66,14 @@ def test_a_symlink_out_of_the_root_is_not_served(hostile_site: Served) -> None:
     assert response.status == 404 and b"secret" not in response.body
 
 
+@pytest.mark.parametrize("path", ["/.company-ipo-api", "/.company-ipo-api.digests", "/.company-ipo-api.units",
+                                  "/%2Ecompany-ipo-api.digests", "/api/../.company-ipo-api"])
+def test_the_bookkeeping_dotfiles_are_not_published(hostile_site: Served, hostile_root: Path, path: str) -> None:
+    assert (hostile_root / ".company-ipo-api.digests").is_file()
+    response = hostile_site.get(path)
+    assert response.status == 404 and b"fingerprint" not in response.body and b"sha256" not in response.body
+
+
 @pytest.mark.parametrize("line", [b"GET http://[x]:99999/ HTTP/1.1", b"GET http://[::1 HTTP/1.1",
                                   b"GET /a b c HTTP/1.1", b"\xff\xfe GARBAGE", b"GET / HTTP/9.9"])
 def test_a_malformed_request_line_gets_400(hostile_site: Served, line: bytes,

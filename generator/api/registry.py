@@ -242,6 +242,29 @@ EXPORT_ROUTE = next(r for r in ROUTES if isinstance(r, ExportRoute))
 DOCUMENT_ROUTES = tuple(r for r in ROUTES if isinstance(r, DocumentRoute))
 
 
+def example_urls(domains: dict[str, dict[str, list[str]]], detail_urls: dict[str, list[str]]) -> dict[str, list[str]]:
+    """A few URLs of every route that have files, by route name, for the docs: a listing's default, one per filter
+    (a value from its ``domains``), its last sort; a detail route's first resource (``detail_urls``, by each key);
+    the export's whole dataset and one table; a document's path."""
+    examples: dict[str, list[str]] = {}
+    for route in LIST_ROUTES:
+        urls = [route.path]
+        for flt in route.filters:
+            values = domains.get(route.name, {}).get(flt.name) or []
+            if values:
+                urls.append(f"{route.path}?{flt.name}={values[len(values) // 2]}")
+        if len(route.sort_values) > 1:
+            urls.append(f"{route.path}?sort={route.sort_values[-1]}")
+        examples[route.name] = urls
+    for detail in DETAIL_ROUTES:
+        examples[detail.name] = list(detail_urls.get(detail.name, []))
+    export = EXPORT_ROUTE.path
+    examples[EXPORT_ROUTE.name] = [f"{export}?format=csv", f"{export}?format=json&table=companies"]
+    for document in DOCUMENT_ROUTES:
+        examples[document.name] = [document.path]
+    return examples
+
+
 def path_words() -> frozenset[str]:
     """Path words that listings use below a collection (lowercased: a profile is found in any case)."""
     words = {SORT_PARAM, PAGE_PARAM, UNFILTERED, "index", "errors"}

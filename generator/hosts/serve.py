@@ -5,7 +5,8 @@ rule rewrites (status 200: serve the target, or the site's 404 page if it is mis
 target with 404); otherwise the site's 404 page. Nothing outside the served folder is ever read.
 
 Every request gets an answer: a request line that cannot be parsed gets 400, a path that cannot name a file
-(a symbolic-link loop, a name too long) gets the 404 page; a client's mistake or a dropped connection never
+(a symbolic-link loop, a name too long) gets the 404 page, and so does a dotfile (the build's bookkeeping
+files are not published); a client's mistake or a dropped connection never
 prints a traceback. The listen backlog holds a burst of a few hundred clients.
 """
 
@@ -35,8 +36,8 @@ class Site:
 
     def file(self, url_path: str) -> Path | None:
         decoded = unquote(url_path)
-        if "\x00" in decoded:
-            return None
+        if "\x00" in decoded or any(part.startswith(".") for part in decoded.split("/")):
+            return None  # dotfiles (the build's bookkeeping) are never published
         try:
             candidate = (self.root / decoded.lstrip("/")).resolve()
             if candidate != self.root and self.root not in candidate.parents:

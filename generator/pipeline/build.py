@@ -20,10 +20,10 @@ import jinja2
 import pydantic
 
 from generator.api import exports, openapi, problems, queries
-from generator.api.registry import DETAIL_ROUTES, DOCUMENT_ROUTES, EXPORT_ROUTE, LIST_ROUTES, ListRoute
+from generator.api.registry import DETAIL_ROUTES, DOCUMENT_ROUTES, EXPORT_ROUTE, LIST_ROUTES, example_urls
 from generator.dataset import load, serialize
 from generator.dataset.load import DATASET_INFO_FILE
-from generator.dataset.schema import TABLES
+from generator.dataset.schema import TABLES, DatasetInfo
 from generator.hosts import configs, landing, templates
 from generator.hosts.templates import TEMPLATE_DIR
 from generator.output import recycle
@@ -140,24 +140,13 @@ def _check_output_folder(out: Path) -> None:
         )
 
 
-def example_urls(route: ListRoute, domains: dict[str, list[str]]) -> list[str]:
-    """A few query-string URLs of a listing that have files: the default, one per filter, a sort and page 2."""
-    urls = [route.path]
-    for flt in route.filters:
-        values = domains.get(flt.name) or []
-        if values:
-            urls.append(f"{route.path}?{flt.name}={values[len(values) // 2]}")
-    if len(route.sort_values) > 1:
-        urls.append(f"{route.path}?sort={route.sort_values[-1]}")
-    return urls
-
-
 def build(config: BuildConfig, progress: Progress = lambda _: None) -> BuildReport:
     """Validate the dataset, then write the whole API into ``config.out_dir`` atomically.
 
     One build at a time per output (a second one fails at once with ``OutputError``); an operating-system error
     (a full disk, a permission) becomes an ``OutputError`` of one line that says the previous output is intact.
     """
+    _preflight(config.data_dir)  # before anything is created: a missing dataset leaves no folder and no lock
     out = real_output(config.out_dir)
     _check_output_folder(out)  # before the lock file: a refused folder gets nothing beside it
     committed: list[bool] = []
@@ -167,6 +156,17 @@ def build(config: BuildConfig, progress: Progress = lambda _: None) -> BuildRepo
             return _build(config, out, progress, committed)
     except OSError as error:
         raise OutputError(_os_error_message(error, out, intact=not committed)) from None
+
+
+def _preflight(data_dir: Path) -> None:
+    """What can be checked without reading the tables: ``dataset.json`` and every table's file. The rows are
+    checked under the output's lock (the worker processes hand each checked table over in the staging folder), so
+    a dataset with bad rows leaves the output's parent folder and its empty lock file, never a partial output."""
+    load.read_dataset_info(data_dir)
+    issues = [load.Issue(t.file_name, 0, "", "file is missing" if not path.exists() else "not a regular file", rank=0)
+              for t in TABLES if not (path := data_dir / t.file_name).is_file()]
+    if issues:
+        raise load.DataError(issues)
 
 
 GC_THRESHOLDS = (100_000, 20, 100)
@@ -204,105 +204,132 @@ def _os_error_message(error: OSError, out: Path, intact: bool) -> str:
     return f"build failed: {what}{where}; {state}"
 
 
+class StageClock:
+    """Seconds per stage into ``report.stages``: ``done(name)`` closes the stage that ran since the last call."""
+
+    def __init__(self, report: BuildReport) -> None:
+        self._report, self._clock = report, time.perf_counter()
+
+    def done(self, name: str) -> None:
+        now = time.perf_counter()
+        self._report.stages[name] = self._report.stages.get(name, 0.0) + now - self._clock
+        self._clock = now
+
+
 def _build(config: BuildConfig, out: Path, progress: Progress, committed: list[bool]) -> BuildReport:
     report = BuildReport()
-    clock = time.perf_counter()
-
-    def stage(name: str) -> None:
-        nonlocal clock
-        now = time.perf_counter()
-        report.stages[name] = report.stages.get(name, 0.0) + now - clock
-        clock = now
-
+    stage = StageClock(report)
     _check_output_folder(out)
     inputs = fingerprint(config.data_dir)
     previous = _previous_marker(out)
     if not config.force and _vouches_for(out, previous, inputs):
         progress("unchanged: same data and code as the existing output (use --force to rebuild)")
         report.files, report.bytes = previous["files"], previous["bytes"]
-        stage("unchanged")
+        stage.done("unchanged")
         return report
-    # Made first: a recycled staging folder (writer.py) is listed in another process while the build runs.
+    # First: the recycled staging folder is listed in another process while the build runs.
     writer = OutputWriter(out, code_fingerprint())
     workers = config.workers if config.workers is not None else fanout.default_workers(_companies_in(config))
-    pool = None
-    con: duckdb.DuckDBPyConnection | None = None
     try:
-        pool = fanout.start_pool(writer, workers)  # the worker processes start while the data is validated
-        writer.list_recycled()  # after the pool: a thread waits for the listing
-        con = duckdb.connect(":memory:", config={"threads": config.threads} if config.threads else {})
-        con.execute("SET enable_progress_bar = false")  # the build reports its own progress
-        sources = reload.source_keys(config.data_dir)
-        reuse = reload.reusable(sources, writer.old_folder, writer.previous_manifest)
-        progress(f"validate: reading and checking the dataset ({len(reuse)} unchanged tables from the last build)")
-        # Everything is checked before the first byte is written: table by table in the worker processes where
-        # every table is read afresh, else (and for any problem, to report it) in this process.
-        checked = tablewise.validate(config.data_dir, pool, writer.scratch) if pool and not reuse else None
-        info, parquet = checked or validate_into(con, config.data_dir, reuse, writer.scratch)
-        writer.unit_keys.update((reload.SOURCE_UNIT + name, key) for name, key in sources.items())
-        stage("validate")
-        writer.ready({route.path for route in (*LIST_ROUTES, *DETAIL_ROUTES, EXPORT_ROUTE)})
-
-        emit = writer.write
-
-        examples: dict[str, list[str]] = {}
-
-        def write_exports() -> None:
-            progress("exports: json, csv, parquet")
-            for path, body, unit in exports.export_files(con, info, writer.scratch, writer, sources):
-                emit(path, body, unit)
-            stage("exports")
-
-        with fanout.Listings(con, info, writer, pool, progress, parquet) as listings:
-            if checked is not None:  # this process's tables, loaded while the workers load theirs
-                load.load_parquet(con, parquet)
-            con.execute(queries.read_sql("views"))
-            stage("load")
-            if workers:  # the worker processes render the listings and profiles meanwhile
-                progress(f"listings and profiles: rendered by {workers} worker processes")
-                write_exports()
-                openapi.prepare(info)  # and what the documents and the commit need, while waiting
-                templates.load(landing.TEMPLATE)
-                writer.read_listing()
-            progress("listings" + (": waiting for the workers" if workers else ""))
-            results = listings.results()
-            stage("listings")
-        examples.update(listings.examples)
-        for route in LIST_ROUTES:
-            examples[route.name] = example_urls(route, results[route.name].domains)
-        domains = {name: result.domains for name, result in results.items()}
-        if not workers:
-            write_exports()
-        examples["export"] = [f"{EXPORT_ROUTE.path}?format=csv", f"{EXPORT_ROUTE.path}?format=json&table=companies"]
-        progress("docs: openapi, landing page, errors")
-        emit(DOCUMENT_ROUTES[0].file, serialize.document(openapi.document(info, domains)))
-        examples["openapi"] = [DOCUMENT_ROUTES[0].path]
-        emit("/index.html", landing.landing_page(info, examples))
-        for path, body in problems.problem_files():
-            emit(path, body)
-        emit(HEADERS_FILE, configs.headers_file().encode())
-        writer.write_units()
-        emit(OUTPUT_MARKER, serialize.document({  # files: the marker and the digest manifest included
-            "generator": "company-ipo-api", "as_of": info.as_of, "fingerprint": inputs,
-            "files": writer.stats.files + 2, "bytes": writer.stats.bytes,
-        }))
-        writer.write_digests()
-        _count_by_kind(report, writer)
-        report.changes = writer.changes()
-        stage("docs")
+        # The worker processes start now, so that their start-up overlaps the validation.
+        with fanout.WorkerPool(writer, workers) as pool, _database(config) as con:
+            writer.list_recycled()  # after the pool's fork: a thread waits for the listing
+            info, parquet, sources, checked = _validate(config, con, pool, writer, progress)
+            stage.done("validate")  # everything is checked before the first byte is written
+            writer.ready({route.path for route in (*LIST_ROUTES, *DETAIL_ROUTES, EXPORT_ROUTE)})
+            with fanout.Listings(con, info, writer, pool.executor, progress, parquet) as listings:
+                if checked:  # this process's tables, loaded while the workers load theirs
+                    load.load_parquet(con, parquet)
+                con.execute(queries.read_sql("views"))
+                stage.done("load")
+                if pool.executor is not None:  # the workers render listings and profiles meanwhile
+                    progress(f"listings and profiles: rendered by {workers} worker processes")
+                    _write_exports(con, info, writer, sources, progress)
+                    stage.done("exports")
+                    openapi.prepare(info)  # and what the documents and the commit need, while waiting
+                    templates.load(landing.TEMPLATE)
+                    writer.read_listing()
+                progress("listings" + (": waiting for the workers" if pool.executor is not None else ""))
+                results = listings.results()
+                stage.done("listings")
+            if pool.executor is None:
+                _write_exports(con, info, writer, sources, progress)
+                stage.done("exports")
+            progress("docs: openapi, landing page, errors")
+            domains = {name: result.domains for name, result in results.items()}
+            _write_documents(writer, info, domains, listings.examples)
+            _write_bookkeeping(writer, info, inputs)  # last: they count and digest every other file
+            _count_by_kind(report, writer)
+            report.changes = writer.changes()
+            stage.done("docs")
         progress("commit: swapping the new output in")
         writer.commit()
         committed.append(True)
-        stage("commit")
+        stage.done("commit")
     except BaseException:
-        if pool is not None:  # no worker writes into the staging folder once it is dropped
-            pool.shutdown(wait=True, cancel_futures=True)
-        writer.abort()
+        writer.abort()  # after the pool's shutdown: no worker writes into the staging folder once it is dropped
         raise
-    finally:
-        if pool is not None:
-            pool.shutdown(wait=True, cancel_futures=True)
-        if con is not None:
-            con.close()
     report.files, report.bytes, report.written = writer.stats.files, writer.stats.bytes, writer.stats.written
     return report
+
+
+@contextlib.contextmanager
+def _database(config: BuildConfig) -> Iterator[duckdb.DuckDBPyConnection]:
+    con = duckdb.connect(":memory:", config={"threads": config.threads} if config.threads else {})
+    try:
+        con.execute("SET enable_progress_bar = false")  # the build reports its own progress
+        yield con
+    finally:
+        con.close()
+
+
+def _validate(
+    config: BuildConfig, con: duckdb.DuckDBPyConnection, pool: fanout.WorkerPool, writer: OutputWriter,
+    progress: Progress,
+) -> tuple[DatasetInfo, dict[str, str], dict[str, str], bool]:
+    """Check every table: in the worker processes, table by table, when every table is read afresh; else (and for
+    any problem, to report it whole) in this process, reusing the previous build's parquet of unchanged tables.
+    Returns the dataset's metadata, the tables' parquet files, their source keys and whether the workers
+    checked them (then this process has still to load them)."""
+    sources = reload.source_keys(config.data_dir)
+    reuse = reload.reusable(sources, writer.old_folder, writer.previous_manifest)
+    progress(f"validate: reading and checking the dataset ({len(reuse)} unchanged tables from the last build)")
+    checked = None
+    if pool.executor is not None and not reuse:
+        checked = tablewise.validate(config.data_dir, pool.executor, writer.scratch)
+    info, parquet = checked or validate_into(con, config.data_dir, reuse, writer.scratch)
+    writer.unit_keys.update((reload.SOURCE_UNIT + name, key) for name, key in sources.items())
+    return info, parquet, sources, checked is not None
+
+
+def _write_exports(
+    con: duckdb.DuckDBPyConnection, info: DatasetInfo, writer: OutputWriter, sources: dict[str, str],
+    progress: Progress,
+) -> None:
+    progress("exports: json, csv, parquet")
+    for path, body, unit in exports.export_files(con, info, writer.scratch, writer, sources):
+        writer.write(path, body, unit)
+
+
+def _write_documents(
+    writer: OutputWriter, info: DatasetInfo, domains: dict[str, dict[str, list[str]]],
+    detail_urls: dict[str, list[str]],
+) -> None:
+    """The OpenAPI document (its parameters list the values that have files), the landing page with examples
+    from the registry, the problem documents and the hosts' headers file."""
+    writer.write(DOCUMENT_ROUTES[0].file, serialize.document(openapi.document(info, domains)))
+    writer.write("/index.html", landing.landing_page(info, example_urls(domains, detail_urls)))
+    for path, body in problems.problem_files():
+        writer.write(path, body)
+    writer.write(HEADERS_FILE, configs.headers_file().encode())
+
+
+def _write_bookkeeping(writer: OutputWriter, info: DatasetInfo, inputs: str) -> None:
+    """The unit keys, the marker (whose file count includes itself and the digest manifest) and the digest
+    manifest of every file."""
+    writer.write_units()
+    writer.write(OUTPUT_MARKER, serialize.document({
+        "generator": "company-ipo-api", "as_of": info.as_of, "fingerprint": inputs,
+        "files": writer.stats.files + 2, "bytes": writer.stats.bytes,
+    }))
+    writer.write_digests()

@@ -187,6 +187,23 @@ def start_pool(writer: OutputWriter, workers: int) -> ProcessPoolExecutor | None
     return pool
 
 
+class WorkerPool:
+    """The worker processes of a build, for its whole life: started on entering (``start_pool``), shut down on
+    leaving, pending tasks cancelled; ``executor`` is None when the build runs without workers."""
+
+    def __init__(self, writer: OutputWriter, workers: int) -> None:
+        self._writer, self._workers = writer, workers
+        self.executor: ProcessPoolExecutor | None = None
+
+    def __enter__(self) -> WorkerPool:
+        self.executor = start_pool(self._writer, self._workers)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.executor is not None:
+            self.executor.shutdown(wait=True, cancel_futures=True)
+
+
 class Listings:
     """Renders every listing route and the profiles: started on entry, ``results()`` waits for all of them."""
 
