@@ -3,5 +3,5 @@ local ``serve``, the landing page and the Jinja2 templates.
 
 Owns: ``configs``, ``limits``, ``serve``, ``templates``, ``landing``.
 
-May import ``generator.api``, ``generator.output`` and ``generator.dataset``.
+May import ``generator.frontdoor``, ``generator.api``, ``generator.output`` and ``generator.dataset``.
 """

@@ -1,0 +1,9 @@
+"""The query front door: every query a person writes from the spec, answered exactly from the published files.
+
+Owns: ``space`` (the query-space description the build writes into the output, generated from the registry and
+the data), ``resolver`` and ``listing`` (the Python resolver ``serve`` and the Python client run), ``common``,
+``client`` (a client for hosts that run no code) and ``js/`` (the JavaScript resolver the Netlify Edge Function,
+the Cloudflare Pages worker and the JavaScript client run).
+
+May import ``generator.api`` and ``generator.dataset``.
+"""

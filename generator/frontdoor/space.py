@@ -1,0 +1,163 @@
+"""The query space: one JSON description of every parameter the API accepts, generated from the route registry and
+the data, written into the output (``/api/query-space.json``) and read by every resolver (Python and JavaScript).
+
+It says, per listing route: the parameters in declaration order; each filter's kind, the row field it tests, its
+values with their names and codes folded to slugs (``"united-states" -> "us"``), its ladder or prefix bounds;
+the sorts with the row field each orders by; which combinations and sorts are published as files; the page size.
+Per detail route, export and document: their paths. Nothing here depends on a request.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+import duckdb
+
+from generator.api.queries import base_meta
+from generator.api.registry import (
+    DETAIL_ROUTES,
+    DOCUMENT_ROUTES,
+    EXPORT_DATASET,
+    EXPORT_FORMATS,
+    EXPORT_ROUTE,
+    LIST_ROUTES,
+    PAGE_PARAM,
+    SORT_PARAM,
+    WORD_MAX,
+    Filter,
+    ListRoute,
+)
+from generator.dataset.countries import ALPHA3, COUNTRIES
+from generator.dataset.schema import TABLES, DatasetInfo
+
+QUERY_SPACE_FILE = "/api/query-space.json"
+VERSION = 1
+TRACKING = ("utm_*", "fbclid", "gclid", "msclkid", "mc_cid", "mc_eid")
+"""Parameters a link tracker adds: ignored by the front door (they never change an answer)."""
+PATTERNS = {"month": r"[0-9]{4}-(0[1-9]|1[0-2])"}
+"""Filters whose every well-formed value is valid (a month without events answers an empty list)."""
+OPEN_DOMAINS = {"company": "/api/companies/{value}.json"}
+"""Filters whose values are resources too many to list: a value is known when its resource exists."""
+
+
+def slugify(text: str) -> str:
+    """Case and accents folded, every run of other characters one hyphen: ``"S-1" -> "s-1"``,
+    ``"Côte d'Ivoire" -> "cote-d-ivoire"``. The JavaScript resolver folds the same way."""
+    decomposed = unicodedata.normalize("NFKD", text)
+    ascii_text = "".join(c for c in decomposed if not unicodedata.combining(c)).lower()
+    return re.sub(r"[^a-z0-9]+", "-", ascii_text).strip("-")
+
+
+def _names(con: duckdb.DuckDBPyConnection, sql: str) -> dict[str, list[str]]:
+    names: dict[str, list[str]] = {}
+    for value, *others in con.execute(sql).fetchall():
+        names.setdefault(value, []).extend(str(o) for o in others if o)
+    return names
+
+
+def _other_names(con: duckdb.DuckDBPyConnection) -> dict[str, dict[str, list[str]]]:
+    """Display names and codes by filter name: what a person may write instead of a slug."""
+    alpha3 = {code: a3.lower() for a3, code in ALPHA3.items()}
+    countries = _names(con, "SELECT code, name FROM countries ORDER BY code")
+    for code, found in countries.items():
+        found += [n for n in (alpha3.get(code), COUNTRIES.get(code, ("",))[0]) if n]
+    return {
+        "sector": _names(con, "SELECT slug, name FROM sectors ORDER BY slug"),
+        "country": countries,
+        "exchange": _names(con, "SELECT slug, name, mic FROM exchanges ORDER BY slug"),
+    }
+
+
+def _aliases(values: list[str], names: dict[str, list[str]]) -> dict[str, str]:
+    """Folded spelling -> value, for every value and each of its names and codes; a spelling that would name two
+    values is left out (ambiguous)."""
+    found: dict[str, set[str]] = {}
+    for value in values:
+        for spelling in [value, *names.get(value, [])]:
+            found.setdefault(slugify(spelling), set()).add(value)
+    return {alias: next(iter(v)) for alias, v in sorted(found.items()) if len(v) == 1 and alias}
+
+
+def _field(route: ListRoute, flt: Filter) -> str | None:
+    """The row field a filter tests in memory (dotted into a struct), or None when rows do not carry it."""
+    column = flt.column.strip('"')
+    fields = route.model.model_fields
+    if column in fields:
+        return column
+    if flt.kind == "year" and "year" in fields:
+        return "year"
+    head, _, tail = column.partition(".")
+    return column if tail and head in fields else None
+
+
+def _text_fields(route: ListRoute, flt: Filter) -> list[str]:
+    """The row fields whose words a text filter indexes (``name || ' ' || coalesce(ticker, '')``)."""
+    fields = route.model.model_fields
+    found = [word for word in re.findall(r"[a-z_]+", flt.column) if word in fields]
+    return found or ["name"]
+
+
+def _filter(route: ListRoute, flt: Filter, values: list[str], names: dict[str, list[str]]) -> dict[str, object]:
+    entry: dict[str, object] = {"name": flt.name, "kind": flt.kind, "field": _field(route, flt), "multi": flt.multi,
+                                "sortable": flt.sortable}
+    if flt.kind == "text":
+        entry.update(text_fields=_text_fields(route, flt), word_max=WORD_MAX,
+                     prefixes=list(flt.prefixes) if flt.prefixes else None)
+    elif flt.kind == "ladder":
+        entry["ladder"] = sorted(int(v) for v in flt.domain)
+    elif flt.kind == "year":
+        entry["values"] = sorted(int(v) for v in values)
+    elif flt.name in OPEN_DOMAINS:
+        entry["exists"] = OPEN_DOMAINS[flt.name]
+    else:
+        declared = [str(v) for v in flt.domain] if isinstance(flt.domain, tuple) else []
+        entry["values"] = _aliases(sorted({*values, *declared, *names}), names)
+        if flt.name in PATTERNS:  # a well-formed value without rows is an empty answer, not an unknown one
+            entry["pattern"] = PATTERNS[flt.name]
+    return entry
+
+
+KEY_FIELDS = {"search": ["type", "slug"], "trending": ["kind", "rank"]}
+"""Routes whose unique key is made in SQL from row fields (``type || ':' || slug``): the fields, compared in turn,
+which order the rows as that key does."""
+
+
+def _key(route: ListRoute) -> list[str]:
+    if route.key in route.model.model_fields:
+        return [route.key]
+    return KEY_FIELDS[route.name]
+
+
+def _sorts(route: ListRoute) -> dict[str, dict[str, object]]:
+    sorts: dict[str, dict[str, object]] = {}
+    for value in route.sort_values:
+        field, descending = route.sort_field(value)
+        folded = field.expression.startswith("lower(")
+        column = field.expression.removeprefix("lower(").removesuffix(")")
+        sorts[value] = {"field": column, "desc": descending, "lower": folded}
+    return sorts
+
+
+def _list_route(route: ListRoute, domains: dict[str, list[str]], names: dict[str, dict[str, list[str]]]) -> dict:
+    return {
+        "path": route.path, "key": _key(route), "per_page": route.per_page,
+        "params": [*(f.name for f in route.filters), SORT_PARAM, PAGE_PARAM],
+        "filters": [_filter(route, f, domains.get(f.name, []), names.get(f.name, {})) for f in route.filters],
+        "sorts": _sorts(route), "default_sort": route.default_sort, "sort_depth": route.sort_depth,
+        "combinable": [list(g) for g in route.combinable] if route.combinable is not None else None,
+        "default_filters": dict(route.default_filters),
+    }
+
+
+def query_space(con: duckdb.DuckDBPyConnection, info: DatasetInfo, domains: dict[str, dict[str, list[str]]]) -> dict:
+    """The description; ``domains``: each listing's filter values that have files (from the build)."""
+    names = _other_names(con)
+    return {
+        "version": VERSION, "meta": base_meta(info), "tracking": list(TRACKING),
+        "routes": {r.name: _list_route(r, domains.get(r.name, {}), names) for r in LIST_ROUTES},
+        "details": {r.name: {"path": r.path, "keys": list(r.key_names)} for r in DETAIL_ROUTES},
+        "export": {"path": EXPORT_ROUTE.path, "formats": list(EXPORT_FORMATS),
+                   "tables": [t.name for t in TABLES], "dataset": EXPORT_DATASET},
+        "documents": {r.path: r.file for r in DOCUMENT_ROUTES},
+    }
