@@ -54,8 +54,10 @@ class Served:
         return response.status, json.loads(response.body)
 
 
-def _serve(root: Path) -> Iterator[Served]:
-    server = make_server(root, "127.0.0.1", 0, quiet=True)
+def _serve(root: Path, rewrite_only: bool = True) -> Iterator[Served]:
+    """``serve`` on loopback; by default as a rewrite-only host (what the conformance tests compare with
+    Netlify's matcher and nginx), else with the query front door."""
+    server = make_server(root, "127.0.0.1", 0, quiet=True, rewrite_only=rewrite_only)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
@@ -96,5 +98,11 @@ def tiny_site(tiny_build: Path) -> Iterator[Served]:
 
 @pytest.fixture(scope="session")
 def site(embedded_build: Path) -> Iterator[Served]:
-    """The embedded dataset, built and served."""
+    """The embedded dataset, built and served (rewrite rules only)."""
     yield from _serve(embedded_build)
+
+
+@pytest.fixture(scope="session")
+def front_site(embedded_build: Path) -> Iterator[Served]:
+    """The embedded dataset, built and served with the query front door (``serve``'s default)."""
+    yield from _serve(embedded_build, rewrite_only=False)

@@ -17,13 +17,12 @@ from generator.api.registry import (
     PAGE_PARAM,
     ROUTES,
     SORT_PARAM,
-    WORD_MAX,
     DetailRoute,
     DocumentRoute,
     ExportRoute,
     ListRoute,
 )
-from generator.dataset.schema import SLUG_PATTERN, TABLES, DatasetInfo
+from generator.dataset.schema import TABLES, DatasetInfo
 
 OPENAPI_VERSION = "3.0.3"
 API_VERSION = "1.0.0"
@@ -36,6 +35,25 @@ DOWNLOAD_TYPES = {"csv": "text/csv", "parquet": "application/vnd.apache.parquet"
 
 def _problem_response(description: str) -> dict[str, Any]:
     return {"description": description, "content": {PROBLEM: {"schema": {"$ref": "#/components/schemas/Problem"}}}}
+
+
+INVALID_QUERY = {
+    "description": "The query front door (serve, the Netlify Edge Function, the Cloudflare worker, the clients): a "
+    "parameter that is not declared (a case variant such as `Sector`, an alias such as `min_valuation`, an unknown "
+    "name), given twice, or with a value outside its domain. `invalid-params` names each one and says why "
+    "(RFC 9457). Tracking parameters (`utm_*`, `fbclid`, `gclid`, `msclkid`, `mc_cid`, `mc_eid`) are ignored.",
+    "content": {PROBLEM: {"schema": {"$ref": "#/components/schemas/InvalidQuery"}}},
+}
+INVALID_QUERY_SCHEMA = {
+    "type": "object", "required": ["type", "title", "status", "detail"], "additionalProperties": False,
+    "properties": {
+        "type": {"type": "string"}, "title": {"type": "string"}, "status": {"type": "integer", "enum": [400]},
+        "detail": {"type": "string"},
+        "invalid-params": {"type": "array", "items": {
+            "type": "object", "required": ["name", "reason"], "additionalProperties": False,
+            "properties": {"name": {"type": "string"}, "reason": {"type": "string"}}}},
+    },
+}
 
 
 def _json(schema: dict[str, Any], description: str) -> dict[str, Any]:
@@ -67,6 +85,7 @@ EXPORT_META = _object({"as_of": DATE, "disclaimer": {"type": "string"}, "license
 
 def _shared(schemas: SchemaRegistry) -> None:
     schemas.ref(responses.Problem)
+    schemas.add("InvalidQuery", INVALID_QUERY_SCHEMA)
     schemas.add("Facet", FACET)
     schemas.add("PageLinks", LINKS)
     schemas.add("SelfLink", SELF_LINK)
@@ -79,10 +98,11 @@ def _ref(name: str) -> dict[str, str]:
 
 def _meta_schema(route: ListRoute) -> dict[str, Any]:
     properties: dict[str, Any] = {
-        "total": {"type": "integer", "minimum": 1, "description": "rows in the whole result set"},
+        "total": {"type": "integer", "minimum": 0, "description": "rows in the whole result set (0: only "
+                  "through the front door; an empty result is not published as a file)"},
         "page": {"type": "integer", "minimum": 1},
         "per_page": {"type": "integer", "enum": [route.per_page]},
-        "pages": {"type": "integer", "minimum": 1, "description": "at least 1: empty results are not published"},
+        "pages": {"type": "integer", "minimum": 0, "description": "0 only for an empty result (front door)"},
         "sort": {"type": "string", "enum": list(route.sort_values)},
         "filters": {"type": "object", "description": "the filters applied, with their values",
                     "additionalProperties": {"oneOf": [{"type": "string"}, {"type": "integer"}]}},
@@ -104,25 +124,39 @@ def _meta_schema(route: ListRoute) -> dict[str, Any]:
     return {"type": "object", "required": required, "additionalProperties": False, "properties": properties}
 
 
+FRONT_DOOR_VALUES = (" Through the front door any case, accents, the display name or a code (country: alpha-2, "
+                     "alpha-3 or name) are accepted; the files take the slug.")
+FRONT_DOOR_TEXT = (" Through the front door: one or several words in any case (each must match; glued together "
+                   "they may match one word), any prefix length on /api/search, with any other filter and sort.")
+
+
 def _list_operation(route: ListRoute, domains: dict[str, list[str]], schemas: SchemaRegistry) -> dict[str, Any]:
     parameters = []
     for flt in route.filters:
         values = domains[flt.name]
+        description = flt.description
         if flt.kind == "text":
-            longest = flt.prefixes[1] if flt.prefixes else WORD_MAX
-            schema: dict[str, Any] = {"type": "string", "pattern": f"^[a-z0-9]{{1,{longest}}}$"}
-        elif flt.kind in ("ladder", "year"):
-            schema = {"type": "integer", "enum": [int(v) for v in values]}
+            schema: dict[str, Any] = {"type": "string", "pattern": "[A-Za-z0-9]", "maxLength": 200}
+            description += FRONT_DOOR_TEXT
+        elif flt.kind == "ladder":
+            schema = {"type": "number", "minimum": 0}
+            description += (" The front door takes any non-negative number, an exact inclusive bound; the files and "
+                            "rewrite-only hosts take the ladder values " + ", ".join(str(v) for v in values) + ".")
+        elif flt.kind == "year":
+            schema = {"type": "integer", "minimum": 1000, "maximum": 9999}
+            description += (" Years with rows (a file each): " + ", ".join(str(v) for v in values) + "; through the "
+                            "front door another year answers an empty list.")
         else:
             schema = {"type": "string", "enum": values}
-        parameters.append({"name": flt.name, "in": "query", "required": False, "description": flt.description,
+            description += FRONT_DOOR_VALUES
+        parameters.append({"name": flt.name, "in": "query", "required": False, "description": description,
                            "schema": schema})
     parameters.append({"name": SORT_PARAM, "in": "query", "required": False,
                        "description": "Order; a leading - means descending. Nulls sort last, ties by a unique key.",
                        "schema": {"type": "string", "enum": list(route.sort_values), "default": route.default_sort}})
     parameters.append({"name": PAGE_PARAM, "in": "query", "required": False,
                        "description": f"1-based page of {route.per_page} rows; beyond the last page: 404.",
-                       "schema": {"type": "integer", "minimum": 1, "default": 1}})
+                       "schema": {"type": "integer", "minimum": 1, "maximum": 999_999_999, "default": 1}})
     groups = "; ".join(", ".join(f.name for f in g) or "(none)" for g in route.groups)
     description = f"{route.description or route.summary}\n\nFilters that combine: {groups}.".strip()
     if route.default_filters:
@@ -137,10 +171,12 @@ def _list_operation(route: ListRoute, domains: dict[str, list[str]], schemas: Sc
     return {
         "tags": [_tag(route.path)], "operationId": f"list_{route.name.replace('-', '_')}", "summary": route.summary,
         "description": description, "parameters": parameters,
-        "responses": {"200": _json(envelope, "One page of results"),
-                      "404": _problem_response("Unknown value, no results, or page past the last (a URL is "
-                                               "published exactly when it has content); or parameters that do "
-                                               "not combine")},
+        "responses": {"200": _json(envelope, "One page of results (through the front door, a valid query "
+                                              "without rows: an empty `data` with `meta.total` 0)"),
+                      "400": INVALID_QUERY,
+                      "404": _problem_response("A page past the last; on rewrite-only hosts also an unknown value, "
+                                               "no results, or parameters that do not combine (a file is "
+                                               "published exactly when it has content)")},
     }
 
 
@@ -156,8 +192,9 @@ def _detail_operation(route: DetailRoute, schemas: SchemaRegistry) -> tuple[str,
         "carry.",
         "parameters": [{"name": name, "in": "path", "required": True,
                         "description": " or ".join(route.key_names),
-                        "schema": {"type": "string", "pattern": SLUG_PATTERN}}],
-        "responses": {"200": _json(body, "The resource"), "404": _problem_response("No such resource")},
+                        "schema": {"type": "string", "minLength": 1}}],
+        "responses": {"200": _json(body, "The resource"), "400": INVALID_QUERY,
+                      "404": _problem_response("No such resource")},
     }
     return f"{route.path}/{{{name}}}", operation
 
@@ -217,6 +254,7 @@ def _export_operation(route: ExportRoute, schemas: SchemaRegistry) -> dict[str, 
                                 ZIP: {"schema": binary},
                                 DOWNLOAD_TYPES["csv"]: {"schema": {"type": "string"}},
                                 DOWNLOAD_TYPES["parquet"]: {"schema": binary}}},
+            "400": INVALID_QUERY,
             "404": _problem_response("Unknown format or table, a table not offered in that format, or `table` "
                                      "without `format`"),
         },
@@ -284,6 +322,7 @@ def document(info: DatasetInfo, domains: dict[str, dict[str, list[str]]]) -> dic
                     "type": "object", "required": ["openapi", "info", "paths"], "additionalProperties": True,
                     "properties": {"openapi": {"type": "string", "enum": [OPENAPI_VERSION]},
                                    "info": {"type": "object"}, "paths": {"type": "object"}}}, "This document"),
+                              "400": INVALID_QUERY,
                               "404": _problem_response("Not part of this build (a path below it, for example)")},
             }}
     resolved = resolve_nullable_refs(paths, schemas.schemas)

@@ -8,13 +8,17 @@ import itertools
 import json
 import math
 import re
-from decimal import Decimal
+from decimal import ROUND_CEILING, Decimal
 from urllib.parse import quote
 
 from generator.frontdoor.common import JSON, NUMBER, PAGE, Answer, Fetch, Invalid, _dumps, not_found, words
 from generator.frontdoor.space import slugify
 
 Row = dict[str, object]
+TEXT_MAX = 200
+"""Longest ``q`` (characters): the OpenAPI document's maxLength."""
+MAX_BOUND = Decimal(2**53)
+"""Above every valuation (the dataset's integers are at most 2^53 - 1): a larger bound means the same."""
 
 
 def _get(row: Row, dotted: str) -> object:
@@ -58,8 +62,11 @@ class Listing:
             if not NUMBER.fullmatch(text) or text.startswith("-"):
                 raise Invalid([{"name": name, "reason": "a non-negative number (e.g. 1500000000 or 1.5e9)"}],
                               f"`{name}`: {raw!r} is not a non-negative number")
-            return Decimal(text)
+            # valuations are whole dollars: a bound is the whole dollar at or above it (exact, and shown as such)
+            return min(Decimal(text).to_integral_value(rounding=ROUND_CEILING), MAX_BOUND)
         if kind == "text":
+            if len(raw) > TEXT_MAX:
+                raise Invalid([{"name": name, "reason": f"at most {TEXT_MAX} characters"}], f"`{name}` is too long")
             found = words(raw)
             if not found:
                 raise Invalid([{"name": name, "reason": "no letters or digits"}], f"`{name}`: {raw!r} has no word")

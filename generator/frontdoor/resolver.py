@@ -81,10 +81,9 @@ class Resolver:
         fmt = params.get("format", "").strip().lower()
         table = slugify(params["table"]).replace("-", "_") if "table" in params else None
         if "format" not in params:
-            if table is not None:
-                raise Invalid([{"name": "table", "reason": "needs `format` (" + ", ".join(export["formats"]) + ")"}],
-                              f"{export['path']}: `table` needs `format`")
-            return self._file(f"{export['path']}/index.json")
+            if table is None:
+                return self._file(f"{export['path']}/index.json")
+            fmt = "json"  # a table without a format: its json (rewrite-only hosts answer a problem)
         if fmt not in export["formats"]:
             raise Invalid([{"name": "format", "reason": "one of " + ", ".join(export["formats"])}],
                           f"{export['path']}: unknown format {params['format']!r}")

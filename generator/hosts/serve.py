@@ -1,8 +1,13 @@
-"""A local static server with Netlify's rewrite semantics, driven by the same rules as ``netlify.toml``.
+"""A local static server: the query front door in front of the files, or (``rewrite_only``) Netlify's rewrite
+semantics alone, driven by the same rules as ``netlify.toml``.
 
-Order of resolution, as on Netlify: an existing file at the request path wins; otherwise the first matching
-rule rewrites (status 200: serve the target, or the site's 404 page if it is missing; status 404: serve the
-target with 404); otherwise the site's 404 page. Nothing outside the served folder is ever read.
+The front door (``generator.frontdoor``) answers the API's routes as a person writes them (any case, names and
+codes, any ``minValuation``, every combination; a 400 problem naming a wrong parameter), reading the build's
+``/api/query-space.json`` and its files; the path-style files themselves and everything else are served as they
+are. Order of resolution of the rewrite-only mode (and of what the front door leaves to the files), as on
+Netlify: an existing file at the request path wins; otherwise the first matching rule rewrites (status 200:
+serve the target, or the site's 404 page if it is missing; status 404: serve the target with 404); otherwise
+the site's 404 page. Nothing outside the served folder is ever read.
 
 Every request gets an answer: a request line that cannot be parsed gets 400, a path that cannot name a file
 (a symbolic-link loop, a name too long) gets the 404 page, and so does a dotfile (the build's bookkeeping
@@ -12,6 +17,7 @@ prints a traceback. The listen backlog holds a burst of a few hundred clients.
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import sys
@@ -22,6 +28,8 @@ from urllib.parse import unquote, urlsplit
 
 from generator.api.problems import problem
 from generator.api.rewrites import CONTENT_TYPES, SITE_404_FILE, Router, headers_for, rules
+from generator.frontdoor.resolver import Answer, Resolver
+from generator.frontdoor.space import QUERY_SPACE_FILE
 
 METHOD_NOT_ALLOWED = problem("method-not-allowed", "Method Not Allowed", 405,
                              "The API is read-only: use GET (or HEAD, OPTIONS).")
@@ -30,9 +38,25 @@ METHOD_NOT_ALLOWED = problem("method-not-allowed", "Method Not Allowed", 405,
 class Site:
     """Resolve request paths to files under ``root``, refusing anything that escapes it."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, rewrite_only: bool = False) -> None:
         self.root = root.resolve()
         self.router = Router(rules())
+        self.front_door: Resolver | None = None
+        space = None if rewrite_only else self.read(QUERY_SPACE_FILE)
+        if space is not None:
+            self.front_door = Resolver(json.loads(space), self.read)
+
+    def read(self, url_path: str) -> bytes | None:
+        """The bytes of the file at a path (None when there is none): what the front door reads."""
+        found = self.file(url_path)
+        try:
+            return found.read_bytes() if found is not None else None
+        except OSError:
+            return None
+
+    def answer(self, url_path: str, query: str) -> Answer | None:
+        """The front door's answer, or None when it leaves the request to the files (or is off)."""
+        return self.front_door.resolve(url_path, query) if self.front_door is not None else None
 
     def file(self, url_path: str) -> Path | None:
         decoded = unquote(url_path)
@@ -75,6 +99,12 @@ def make_handler(site: Site) -> type[BaseHTTPRequestHandler]:
             except ValueError:  # e.g. "GET http://[::1 HTTP/1.1": not a URL
                 self.send_error(HTTPStatus.BAD_REQUEST, "Bad request target")
                 return
+            answer = site.answer(parts.path, parts.query)
+            if answer is not None:
+                served = answer.file or parts.path
+                headers = {**headers_for(parts.path), **headers_for(served), "Content-Type": answer.content_type}
+                self._send(answer.status, headers, answer.body, with_body)
+                return
             status, file, served_as = site.resolve(parts.path, parts.query)
             try:
                 body = file.read_bytes() if file is not None else b""
@@ -84,6 +114,9 @@ def make_handler(site: Site) -> type[BaseHTTPRequestHandler]:
             served_file = file.name if file is not None else served_as
             content_type = CONTENT_TYPES.get(os.path.splitext(served_file)[1], "application/octet-stream")
             headers = {"Content-Type": content_type, **headers_for(parts.path), **headers_for(served_as)}
+            self._send(status, headers, body, with_body)
+
+        def _send(self, status: int, headers: dict[str, str], body: bytes, with_body: bool) -> None:
             self.send_response(status)
             for name, value in headers.items():
                 self.send_header(name, value)
@@ -143,7 +176,8 @@ class SiteServer(ThreadingHTTPServer):
             sys.stderr.write(f"serve: {client_address}: {type(error).__name__}: {error}\n")
 
 
-def make_server(root: Path, host: str, port: int, quiet: bool = False) -> ThreadingHTTPServer:
-    server = SiteServer((host, port), make_handler(Site(root)))
+def make_server(root: Path, host: str, port: int, quiet: bool = False, rewrite_only: bool = False,
+                ) -> ThreadingHTTPServer:
+    server = SiteServer((host, port), make_handler(Site(root, rewrite_only)))
     server.quiet = quiet  # type: ignore[attr-defined]
     return server
