@@ -103,11 +103,14 @@ def synth(companies: int, seed: int, out_dir: Path) -> None:
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=8000, show_default=True, type=int)
 @click.option("--quiet", is_flag=True, help="Do not log requests.")
-def serve(root: Path, host: str, port: int, quiet: bool) -> None:
-    """Serve a build locally with Netlify's rewrite semantics."""
+@click.option("--rewrite-only", is_flag=True,
+              help="Answer as a host with rewrite rules only (Netlify without edge functions, nginx): no front door.")
+def serve(root: Path, host: str, port: int, quiet: bool, rewrite_only: bool) -> None:
+    """Serve a build locally: the query front door in front of the files (or, with --rewrite-only, Netlify's
+    rewrite rules alone)."""
     from generator.hosts.serve import make_server
 
-    server = make_server(root, host, port, quiet)
+    server = make_server(root, host, port, quiet, rewrite_only)
     click.echo(f"serving {root} at http://{host}:{server.server_port}/ (Ctrl+C to stop)", err=True)
     try:
         server.serve_forever()
