@@ -83,10 +83,10 @@ def _field(route: ListRoute, flt: Filter) -> str | None:
     """The row field a filter tests in memory (dotted into a struct), or None when rows do not carry it."""
     column = flt.column.strip('"')
     fields = route.model.model_fields
+    if flt.kind == "year":  # the year of a date column: rows carry it as ``year``
+        return "year" if "year" in fields else None
     if column in fields:
         return column
-    if flt.kind == "year" and "year" in fields:
-        return "year"
     head, _, tail = column.partition(".")
     return column if tail and head in fields else None
 
