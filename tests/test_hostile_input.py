@@ -157,3 +157,14 @@ def test_every_integer_and_date_column_is_read_strictly(table: Table) -> None:
             assert strict_integer in checks, f"{table.name}.{name}: declare it as cells.Integer"
         if dt.date in leaves:
             assert strict_date in checks, f"{table.name}.{name}: declare it as cells.Date"
+
+
+@pytest.mark.parametrize("name", ["news.csv", "dataset.json"])
+def test_a_file_that_is_a_folder_is_one_line_in_check_and_build(data: Path, tmp_path: Path, name: str) -> None:  # noqa: F811
+    (data / name).unlink()
+    (data / name).mkdir()
+    runner = CliRunner()
+    for command in (["check"], ["build", "--out", str(tmp_path / "dist"), "--quiet"]):
+        result = runner.invoke(main, [*command, "--data", str(data)])
+        assert result.exit_code == 1 and isinstance(result.exception, SystemExit), (command, result.exception)
+        assert f"  {name}: cannot be read: Is a directory\n" in result.output, (command, result.output)

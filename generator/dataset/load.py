@@ -78,12 +78,18 @@ def read_dataset_info(data_dir: Path) -> DatasetInfo:
         return DatasetInfo.model_validate(json.loads(path.read_text(encoding="utf-8")))
     except FileNotFoundError:
         raise DataError([Issue(DATASET_INFO_FILE, 0, "", "file is missing")]) from None
+    except OSError as error:  # a folder, no permission
+        raise DataError([Issue(DATASET_INFO_FILE, 0, "", _unreadable(error))]) from None
     except json.JSONDecodeError as error:
         raise DataError([Issue(DATASET_INFO_FILE, error.lineno, "", f"malformed JSON: {error.msg}")]) from None
     except ValidationError as error:
         raise DataError(
             [Issue(DATASET_INFO_FILE, 0, _location(e["loc"]), e["msg"]) for e in error.errors()]
         ) from None
+
+
+def _unreadable(error: OSError) -> str:
+    return f"cannot be read: {error.strerror or error}"
 
 
 def _location(loc: tuple[object, ...]) -> str:
@@ -99,6 +105,9 @@ def read_rows(path: Path, table: Table, issues: list[Issue]) -> ParsedTable:
         raw = path.read_bytes()
     except FileNotFoundError:
         issues.append(Issue(name, 0, "", "file is missing", rank=0))
+        return parsed
+    except OSError as error:  # a folder, no permission
+        issues.append(Issue(name, 0, "", _unreadable(error), rank=0))
         return parsed
     raw = raw.removeprefix(codecs.BOM_UTF8)  # spreadsheets save UTF-8 with a byte-order mark
     try:
