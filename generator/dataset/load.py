@@ -133,7 +133,8 @@ def read_rows(path: Path, table: Table, issues: list[Issue]) -> ParsedTable:
         fields = list(table.model.model_fields)
         missing = [f for f in fields if f not in (header or [])]
         unknown = [h if h.isprintable() else ascii(h) for h in (header or []) if h not in fields]
-        detail = []
+        twice = [h if h.isprintable() else ascii(h) for i, h in enumerate(header or []) if h in (header or [])[:i]]
+        detail = [f"{', '.join(dict.fromkeys(twice))} twice"] if twice else []
         if missing:
             detail.append(f"missing {', '.join(missing)}")
         if unknown:
