@@ -5,6 +5,11 @@ from __future__ import annotations
 
 import codecs
 import datetime as dt
+import io
+import itertools
+import re
+import shutil
+import tracemalloc
 import typing
 from pathlib import Path
 
@@ -14,8 +19,9 @@ from pydantic import BeforeValidator
 
 from generator.cli import main
 from generator.dataset.cells import leaf_types, strict_date, strict_integer
-from generator.dataset.load import validate
-from generator.dataset.schema import TABLES, Table
+from generator.dataset.lines import Lines
+from generator.dataset.load import PROBLEMS_PER_TABLE, Issue, read_rows, validate
+from generator.dataset.schema import TABLE_BY_NAME, TABLES, Table
 
 from .test_load import data, issues_of, replace_in  # noqa: F401 (the data fixture)
 
@@ -157,3 +163,89 @@ def test_every_integer_and_date_column_is_read_strictly(table: Table) -> None:
             assert strict_integer in checks, f"{table.name}.{name}: declare it as cells.Integer"
         if dt.date in leaves:
             assert strict_date in checks, f"{table.name}.{name}: declare it as cells.Date"
+
+
+@pytest.mark.parametrize("name", ["news.csv", "dataset.json"])
+def test_a_file_that_is_a_folder_is_one_line_in_check_and_build(data: Path, tmp_path: Path, name: str) -> None:  # noqa: F811
+    (data / name).unlink()
+    (data / name).mkdir()
+    runner = CliRunner()
+    for command in (["check"], ["build", "--out", str(tmp_path / "dist"), "--quiet"]):
+        result = runner.invoke(main, [*command, "--data", str(data)])
+        assert result.exit_code == 1 and isinstance(result.exception, SystemExit), (command, result.exception)
+        assert f"  {name}: cannot be read: Is a directory\n" in result.output, (command, result.output)
+
+
+def _append_garbage(path: Path, rows: int) -> None:
+    """Rows of the right width whose id, company_id, published_date and tags are all wrong (4 problems each)."""
+    with open(path, "a", encoding="utf-8", newline="") as handle:
+        handle.writelines(f"x{i},garbage,not-a-date,headline {i},,,nope\r\n" for i in range(rows))
+
+
+def _read_news(path: Path) -> tuple[list[str], int]:
+    """The problems of one news table file and the peak of the memory allocated while reading it."""
+    found: list[Issue] = []
+    tracemalloc.start()
+    try:
+        read_rows(path, TABLE_BY_NAME["news"], found)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    return [str(issue) for issue in found], peak
+
+
+def test_reading_stops_after_a_bounded_number_of_problems_in_memory_that_does_not_grow(data: Path,  # noqa: F811
+                                                                                      tmp_path: Path) -> None:
+    files = {rows: tmp_path / f"news-{rows}.csv" for rows in (10_000, 100_000)}  # 0.5 and 5 MB
+    for rows, path in files.items():
+        shutil.copyfile(data / "news.csv", path)
+        _append_garbage(path, rows)
+    (small, small_peak), (large, large_peak) = (_read_news(path) for path in files.values())
+    assert len(small) == len(large) == PROBLEMS_PER_TABLE + 1, large[-3:]
+    assert small[:-1] == large[:-1] and all(issue.startswith("news.csv:") for issue in large)
+    stop = re.fullmatch(r"news\.csv:(\d+): stopped after (\d+) problems: ([\d,]+) line\(s\) from here on were "
+                        r"not read", large[-1])
+    assert stop is not None, large[-1]
+    total = len(files[100_000].read_bytes().splitlines())
+    assert int(stop[1]) + int(stop[3].replace(",", "")) - 1 == total and int(stop[2]) == PROBLEMS_PER_TABLE
+    assert large_peak < 1_500_000 and large_peak < small_peak + 100_000, (small_peak, large_peak)
+
+
+def test_check_and_build_report_the_same_bounded_problems(data: Path, tmp_path: Path,  # noqa: F811
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    from generator.pipeline import tablewise
+
+    tablewise_runs: list[object] = []
+    validate_tablewise = tablewise.validate
+    monkeypatch.setattr(tablewise, "validate", lambda *a: tablewise_runs.append(a) or validate_tablewise(*a))
+    _append_garbage(data / "news.csv", 5_000)
+    runner = CliRunner()
+    checked = runner.invoke(main, ["check", "--data", str(data)])
+    assert checked.exit_code == 1 and "stopped after 100 problems: 4,975 line(s) from here on" in checked.output
+    assert len(checked.output.splitlines()) == 2 + PROBLEMS_PER_TABLE, checked.output[-500:]
+    for workers in ("0", "2"):  # serial validation, and table by table in worker processes
+        built = runner.invoke(main, ["build", "--data", str(data), "--out", str(tmp_path / "dist"), "--quiet",
+                                     "--workers", workers])
+        assert (built.exit_code, built.output) == (1, checked.output), workers
+    assert len(tablewise_runs) == 1
+
+
+def test_a_file_not_utf8_after_the_stop_is_reported_as_such(data: Path) -> None:  # noqa: F811
+    _append_garbage(data / "news.csv", 1_000)
+    with open(data / "news.csv", "ab") as handle:
+        handle.write(b"1,2,2020-01-01,caf\xe9,,,ipo\r\n")
+    assert [i for i in issues_of(data) if i.startswith("news.csv")] == [
+        "news.csv:1006: not valid UTF-8 (byte 0xe9 at byte 19 of the line): save the file as UTF-8"]
+
+
+@pytest.mark.parametrize("block", [1, 2, 3, 5, 64])
+def test_lines_end_where_the_csv_module_ends_them_whatever_the_block(tmp_path: Path, block: int) -> None:
+    text = "\ufeffa,b\r\nc,\"d\re\"\rf\u2028g\n\n\r\rh,é\r\n\r\nlast"
+    path = tmp_path / "lines.csv"
+    path.write_bytes(text.encode("utf-8"))
+    expected = list(io.StringIO(text.removeprefix("\ufeff"), newline=""))
+    for stop in range(len(expected) + 1):
+        with open(path, "rb") as handle:
+            lines = Lines(handle, block)
+            read = list(itertools.islice(lines, stop))
+            assert read == expected[:stop] and lines.rest() == len(expected) - stop, (block, stop)

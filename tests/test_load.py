@@ -79,6 +79,11 @@ def test_header_must_match_schema(data: Path) -> None:
     assert any("sectors.csv:1: header must be slug,name,description" in i for i in issues_of(data))
 
 
+def test_a_duplicated_header_column_is_named(data: Path) -> None:
+    replace_in(data / "sectors.csv", "slug,name,description", "slug,name,name")
+    assert "sectors.csv:1: header must be slug,name,description (name twice; missing description)" in issues_of(data)
+
+
 def test_not_utf8_is_located(data: Path) -> None:
     path = data / "countries.csv"
     path.write_bytes(path.read_bytes().replace(b"Argentina", b"Argentin\xe9"))

@@ -191,3 +191,18 @@ def test_a_full_disk_is_one_line_and_the_output_is_intact(tmp_path: Path, tiny_b
     lines = result.output.strip().splitlines()
     assert len(lines) == 1 and "disk is full" in lines[0] and "intact" in lines[0], lines
     assert tree(out) == before and not (tmp_path / ".dist.staging").exists()
+
+
+def test_a_full_disk_without_a_previous_output_does_not_claim_one(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    def full(self: writer.StagedFiles, path: str) -> str:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), path)
+
+    monkeypatch.setattr(writer.StagedFiles, "_claim", full)
+    out = tmp_path / "dist"
+    with pytest.raises(OutputError) as caught:
+        build(BuildConfig(TINY, out, force=True, workers=0))
+    message = str(caught.value)
+    assert "disk is full" in message and "intact" not in message, message
+    assert message.endswith(f"there was no previous output in {out}, and none was written"), message
+    assert not out.exists() and not (tmp_path / ".dist.staging").exists()

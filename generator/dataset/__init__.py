@@ -1,6 +1,6 @@
 """The dataset: the canonical tables' schema (pydantic models), strict CSV cells, validation and loading into
 DuckDB, the data dictionary, and the one serializer of JSON bytes.
 
-Owns: ``schema``, ``cells``, ``load``, ``serialize``, ``dictionary``. Imports no other package of the generator:
-it is the bottom of the stack (pipeline -> hosts -> api -> output -> dataset).
+Owns: ``schema``, ``cells``, ``lines``, ``load``, ``serialize``, ``dictionary``. Imports no other package of the
+generator: it is the bottom of the stack (pipeline -> hosts -> api -> output -> dataset).
 """

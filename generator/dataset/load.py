@@ -1,7 +1,7 @@
 """Load the canonical dataset: validate every CSV row and every reference, then load the tables into DuckDB.
 
 Validation happens entirely before anything is loaded or written, and reports every problem it finds (not only
-the first), each with file, line, column and reason.
+the first; reading a file stops after ``PROBLEMS_PER_TABLE``), each with file, line, column and reason.
 
 Files are read as RFC 4180 CSV by the ``csv`` module (a cell may hold line breaks of any kind; only CR, LF and
 CRLF end a record), in UTF-8 with or without a byte-order mark. A problem is located at the first line of its
@@ -12,10 +12,8 @@ into such a file, which would otherwise each be reported as missing.
 
 from __future__ import annotations
 
-import codecs
 import csv
 import datetime as dt
-import io
 import json
 import os
 import typing
@@ -28,6 +26,7 @@ from pydantic import ValidationError
 from pydantic_core import to_json
 
 from generator.dataset.cells import leaf_types
+from generator.dataset.lines import Lines, bad_utf8
 from generator.dataset.schema import RESERVED_SLUGS, TABLE_BY_NAME, TABLES, DatasetInfo, ForeignKey, Table
 
 DATASET_INFO_FILE = "dataset.json"
@@ -78,6 +77,8 @@ def read_dataset_info(data_dir: Path) -> DatasetInfo:
         return DatasetInfo.model_validate(json.loads(path.read_text(encoding="utf-8")))
     except FileNotFoundError:
         raise DataError([Issue(DATASET_INFO_FILE, 0, "", "file is missing")]) from None
+    except OSError as error:  # a folder, no permission
+        raise DataError([Issue(DATASET_INFO_FILE, 0, "", _unreadable(error))]) from None
     except json.JSONDecodeError as error:
         raise DataError([Issue(DATASET_INFO_FILE, error.lineno, "", f"malformed JSON: {error.msg}")]) from None
     except ValidationError as error:
@@ -86,31 +87,45 @@ def read_dataset_info(data_dir: Path) -> DatasetInfo:
         ) from None
 
 
+def _unreadable(error: OSError) -> str:
+    return f"cannot be read: {error.strerror or error}"
+
+
 def _location(loc: tuple[object, ...]) -> str:
     return ".".join(str(part) for part in loc)
 
 
-def read_rows(path: Path, table: Table, issues: list[Issue]) -> ParsedTable:
-    """Parse and validate one CSV file row by row; problems go to ``issues``."""
-    parsed = ParsedTable(table, [], [])
+PROBLEMS_PER_TABLE = 100
+"""Reading a table's file stops after this many problems (and the rest of the row that reaches it), and one more
+says how many lines were left unread: millions of bad rows are reported at once, in memory that does not grow with
+them. The rows read are still checked (unique keys, references); references into the file are summarised."""
+
+
+def read_rows(path: Path, table: Table, issues: list[Issue], limit: int = PROBLEMS_PER_TABLE) -> ParsedTable:
+    """Parse and validate one CSV file row by row, a block at a time; problems go to ``issues`` (at most
+    ``limit``, then one that says where reading stopped)."""
     name = table.file_name
-    parsed.broken = True  # until the header is read
+    found: list[Issue] = []
     try:
-        raw = path.read_bytes()
+        with open(path, "rb") as handle:
+            return _parse(Lines(handle), table, found, limit)
     except FileNotFoundError:
-        issues.append(Issue(name, 0, "", "file is missing", rank=0))
-        return parsed
-    raw = raw.removeprefix(codecs.BOM_UTF8)  # spreadsheets save UTF-8 with a byte-order mark
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as error:
-        line = raw[: error.start].count(b"\n") + 1
-        column = error.start - (raw.rfind(b"\n", 0, error.start) + 1) + 1
-        issues.append(Issue(name, line, "", f"not valid UTF-8 (byte {raw[error.start]:#04x} at byte {column} of "
-                                            "the line): save the file as UTF-8", rank=0))
-        return parsed
+        found = [Issue(name, 0, "", "file is missing", rank=0)]
+    except UnicodeDecodeError:  # the whole file is reported as this one problem
+        line, column, byte = bad_utf8(path) or (0, 0, 0)
+        found = [Issue(name, line, "", f"not valid UTF-8 (byte {byte:#04x} at byte {column} of the line): save "
+                                       "the file as UTF-8", rank=0)]
+    except OSError as error:  # a folder, no permission
+        found = [Issue(name, 0, "", _unreadable(error), rank=0)]
+    finally:
+        issues.extend(found)
+    return ParsedTable(table, [], [], broken=True)
+
+
+def _parse(lines: Lines, table: Table, issues: list[Issue], limit: int) -> ParsedTable:
+    parsed, name = ParsedTable(table, [], [], broken=True), table.file_name  # broken until the header is read
     fields = list(table.model.model_fields)
-    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    reader = csv.reader(lines, strict=True)
     try:
         header = next(reader, None)
     except csv.Error as error:
@@ -124,7 +139,8 @@ def read_rows(path: Path, table: Table, issues: list[Issue]) -> ParsedTable:
         fields = list(table.model.model_fields)
         missing = [f for f in fields if f not in (header or [])]
         unknown = [h if h.isprintable() else ascii(h) for h in (header or []) if h not in fields]
-        detail = []
+        twice = [h if h.isprintable() else ascii(h) for i, h in enumerate(header or []) if h in (header or [])[:i]]
+        detail = [f"{', '.join(dict.fromkeys(twice))} twice"] if twice else []
         if missing:
             detail.append(f"missing {', '.join(missing)}")
         if unknown:
@@ -137,7 +153,7 @@ def read_rows(path: Path, table: Table, issues: list[Issue]) -> ParsedTable:
     model = table.model
     validate_row = model.__pydantic_validator__.validate_python  # model_validate without its wrapper's cost
     line = 1
-    while True:
+    while len(issues) < limit:
         start = line + 1  # the record's first line
         try:
             values = next(reader)
@@ -169,6 +185,12 @@ def read_rows(path: Path, table: Table, issues: list[Issue]) -> ParsedTable:
             continue
         parsed.rows.append(row.__dict__)  # the field values, as model_dump() gives them for these flat models
         parsed.lines.append(start)
+    else:
+        left = lines.rest()
+        if left:
+            issues.append(Issue(name, line + 1, "", f"stopped after {len(issues)} problems: {left:,} line(s) from "
+                                                    "here on were not read", rank=1))
+            parsed.broken = True  # references into the rows not read are summarised
     return parsed
 
 

@@ -201,7 +201,16 @@ def _os_error_message(error: OSError, out: Path, intact: bool) -> str:
     if error.errno == errno.ENOSPC:
         what = "the disk is full (no space left on device)"
     where = f" ({error.filename})" if error.filename else ""
-    state = f"the previous output in {out} is intact" if intact else f"{out} holds the new output"
+    try:  # an output this generator made has its marker; the build failed before swapping in a new one
+        previous = (out / OUTPUT_MARKER).is_file()
+    except OSError:
+        previous = True
+    if not intact:
+        state = f"{out} holds the new output"
+    elif previous:
+        state = f"the previous output in {out} is intact"
+    else:
+        state = f"there was no previous output in {out}, and none was written"
     return f"build failed: {what}{where}; {state}"
 
 
