@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import os
 import sys
@@ -214,3 +215,41 @@ def import_(source: str, files: tuple[Path, ...], into: Path, quiet: bool) -> No
         raise _fail_on_data_error(error) from None
     if not quiet:
         click.echo(render(result, into))
+
+
+@main.command()
+@click.argument("sources", nargs=-1, required=True)
+@click.option("--into", "into", type=click.Path(path_type=Path, file_okay=False), required=True,
+              help="Raw folder to add this run's dated folder to (what `import auto RAW` reads).")
+@click.option("--user-agent", "agent", envvar=["COMPANY_IPO_API_USER_AGENT", "SEC_USER_AGENT"], default=None,
+              help="Names the operator, with a contact e-mail address, as the SEC asks (e.g. 'Company Name "
+              "admin@example.com'). Default: $COMPANY_IPO_API_USER_AGENT or $SEC_USER_AGENT; required.")
+@click.option("--rate", type=click.FloatRange(min=0.01, max=10.0), default=10.0, show_default=True,
+              help="Requests a second at most (the SEC allows 10).")
+@click.option("--since", type=click.DateTime(["%Y-%m-%d"]), default=None,
+              help="First day of daily indexes. Default: the day after the newest one the raw folder has, "
+              "else a week back.")
+@click.option("--until", type=click.DateTime(["%Y-%m-%d"]), default=None,
+              help="Last day of daily indexes. Default: today (UTC).")
+@click.option("--base-url", "base_urls", multiple=True, envvar="COMPANY_IPO_API_BASE_URL",
+              help="Fetch from a mirror: URL (every site) or SITE=URL (www.sec.gov, data.sec.gov); repeatable.")
+@click.option("--quiet", is_flag=True, help="Print nothing but errors.")
+def fetch(sources: tuple[str, ...], into: Path, agent: str | None, rate: float, since: dt.datetime | None,
+          until: dt.datetime | None, base_urls: tuple[str, ...], quiet: bool) -> None:
+    """Download public sources (SOURCE: edgar, or edgar-tickers, edgar-daily-index, edgar-submissions) into a raw
+    folder, politely and incrementally; a run that fails keeps nothing and names each URL that failed."""
+    from generator.fetch.client import FetchError
+    from generator.fetch.run import FetchConfig
+    from generator.fetch.run import fetch as run_fetch
+
+    try:
+        result = run_fetch(FetchConfig(list(sources), into, agent, rate, since and since.date(),
+                                       until and until.date(), list(base_urls)), None if quiet else sys.stderr)
+    except FetchError as error:
+        raise click.ClickException(str(error)) from None
+    for line in result.failures:
+        click.echo(f"fetch failed: {line}", err=True)
+    if result.run is None:
+        raise click.ClickException(f"{len(result.failures)} URL(s) failed; {into} is as the last good run left it")
+    if not quiet:
+        click.echo(f"fetched into {result.run}: {result.total.summary()}")

@@ -236,3 +236,27 @@ def test_the_command_reports_and_fails_cleanly(tmp_path: Path) -> None:
     bad.write_text("company,investor,date,amount\nA,B,2010-01-01,5\n", encoding="utf-8")
     result = runner.invoke(main, ["import", "crunchbase-investments", str(bad), "--into", str(tmp_path / "out")])
     assert result.exit_code != 0 and "investments.csv:1: header must be company_name,investor_name" in result.output
+
+
+def test_a_folder_of_fetch_runs_is_read_newest_first_and_never_from_a_hidden_folder(tmp_path: Path) -> None:
+    """``walk``: of files that differ only in a dated folder (the runs of ``fetch``) the newest is read; files
+    under a hidden folder (a fetch's staging) or hidden themselves are not; files of other runs sort by name."""
+    from generator.importers import walk
+
+    for run, names in {"2020-01-02T031500Z": ["a/list.json", "a/index.idx"], "2020-01-03T031500Z": ["a/list.json"],
+                       ".fetch-staging/2020-01-04T031500Z": ["a/list.json"], "2020-01-01": ["a/other.csv"]}.items():
+        for name in names:
+            (tmp_path / run / name).parent.mkdir(parents=True, exist_ok=True)
+            (tmp_path / run / name).write_text(run, encoding="utf-8")
+    (tmp_path / "plain").mkdir()
+    (tmp_path / "plain" / ".hidden.json").write_text("x", encoding="utf-8")
+    (tmp_path / "plain" / "list.json").write_text("x", encoding="utf-8")
+    assert [str(p.relative_to(tmp_path)) for p in walk(tmp_path)] == [
+        "2020-01-01/a/other.csv", "2020-01-02T031500Z/a/index.idx", "2020-01-03T031500Z/a/list.json",
+        "plain/list.json"]
+    tickers = [tmp_path / run / "company_tickers.json" for run in ("2020-01-03T031500Z", "2020-01-02T031500Z")]
+    tickers[1].with_name("company_tickers_exchange.json").write_text("{}", encoding="utf-8")
+    tickers[0].write_text("{}", encoding="utf-8")
+    steps, _ = plan("auto", [tmp_path])
+    assert [p.relative_to(tmp_path).as_posix() for _, p in steps if p.name.startswith("company")] == [
+        "2020-01-03T031500Z/company_tickers.json", "2020-01-02T031500Z/company_tickers_exchange.json"]

@@ -9,6 +9,7 @@ May import ``generator.dataset`` only.
 
 from __future__ import annotations
 
+import re
 import shutil
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -43,6 +44,8 @@ FORMATS: dict[str, Format] = {f.source.name: f for f in (
 AUTO = "auto"
 """Source name that finds the format of each file (folders are walked) and imports in a fixed order: company
 lists first, then IPO calendars, unicorn lists, Crunchbase, investments, and filing indexes last."""
+_DATED = re.compile(r"^\d{4}-\d{2}-\d{2}(T\d{6}Z)?$")
+"""A dated folder (``2025-09-18``, or a fetch run's ``2025-09-18T031702Z``)."""
 
 
 NOT_IMPORTED = {
@@ -50,6 +53,9 @@ NOT_IMPORTED = {
     "cbinsights_unicorns_2025-01-07_raw": "web-page export; its tidy version is read",
     "raw_partner_headlines": "news sample with corrupted digits (a fixture for the shape of news only)",
     "sic": "SIC code titles: the mapping table maps SIC codes by range (generator/importers/mapping.py)",
+    "fetch-manifest": "the record of a fetch run (URL, time, status, bytes, sha256 of each request)",
+    "CIK": "SEC submissions document (former names, SIC, exchanges): kept for matching renamed companies; "
+           "no importer reads it yet",
 }
 """Files ``auto`` recognises and leaves out on purpose, by the start of their name, with the reason."""
 
@@ -73,12 +79,34 @@ class ImportResult:
     not_imported: list[Path] = field(default_factory=list)
 
 
+def walk(folder: Path) -> list[Path]:
+    """The files under ``folder``, sorted: none under a hidden name (dotfiles, a fetch's staging folder) and, of
+    files whose paths differ only in dated folders (the runs of ``fetch``), only the newest."""
+    newest: dict[tuple[str, ...], tuple[tuple[str, ...], Path]] = {}
+    for path in folder.rglob("*"):
+        parts = path.relative_to(folder).parts
+        if any(part.startswith(".") for part in parts) or not path.is_file():
+            continue
+        dated = {i for i, part in enumerate(parts[:-1]) if _DATED.match(part)}
+        key = tuple("" if i in dated else part for i, part in enumerate(parts))
+        stamp = tuple(parts[i] for i in sorted(dated))
+        if key not in newest or stamp > newest[key][0]:
+            newest[key] = (stamp, path)
+    return sorted(path for _, path in newest.values())
+
+
+def _undated(path: Path) -> str:
+    """The path with its dated folders left out: files of different fetch runs import in the order of their
+    names, the same as the files themselves in one folder would."""
+    return "/".join("" if _DATED.match(part) else part for part in path.parts[:-1]) + "/" + path.name
+
+
 def plan(source: str, paths: list[Path]) -> tuple[list[tuple[str, Path]], list[Path]]:
     """(format, file) pairs in import order, and the files ``auto`` recognised as no format."""
     files: list[Path] = []
     for path in paths:
         if path.is_dir():
-            files.extend(sorted(p for p in path.rglob("*") if p.is_file() and not p.name.startswith(".")))
+            files.extend(walk(path))
         elif path.is_file():
             files.append(path)
         else:
@@ -92,10 +120,10 @@ def plan(source: str, paths: list[Path]) -> tuple[list[tuple[str, Path]], list[P
         found = [(rank, name) for name, f in FORMATS.items() if (rank := f.detect(path)) is not None]
         if found:
             rank, name = min(found)
-            ordered.append((rank, str(path), name, path))
+            ordered.append((rank, _undated(path), str(path), name, path))
         elif path.name != "SOURCES.md":
             unknown.append(path)
-    return [(name, path) for _, _, name, path in sorted(ordered)], unknown
+    return [(name, path) for *_, name, path in sorted(ordered)], unknown
 
 
 def import_files(source: str, paths: list[Path], into: Path, progress: Callable[[str], None] = print) -> ImportResult:

@@ -1,0 +1,11 @@
+"""Fetchers of the public sources into a raw folder: ``python -m generator fetch SOURCE... --into RAW``.
+
+``http`` is the one polite client (a User-Agent that names the operator, at most 10 requests a second, retries
+with backoff that honour ``Retry-After``, gzip, conditional requests); ``sources`` says what each source's URLs
+are and how a download is verified (by the importer that will read it); ``store`` keeps the raw folder: one
+dated folder per run with its fetch manifest, staged beside the others and renamed into place only when every
+download of the run is complete and verified; ``progress`` reports; ``run`` ties them together. The raw folder
+is what ``python -m generator import auto RAW`` reads (the newest download of each file).
+
+May import ``generator.importers`` only.
+"""
