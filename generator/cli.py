@@ -171,6 +171,20 @@ def cloudflare_headers(out: Path | None) -> None:
     click.echo(f"wrote {out}", err=True)
 
 
+@main.command("cloudflare-worker")
+@click.option("--out", "out", type=click.Path(path_type=Path, dir_okay=False), default=None,
+              help="Write the file here (e.g. dist/_worker.js) instead of standard output.")
+def cloudflare_worker(out: Path | None) -> None:
+    """Print (or write) the _worker.js of Cloudflare Pages: the query front door for /api/*, the files for the rest."""
+    from generator.frontdoor.bundle import cloudflare_worker as render
+
+    if out is None:
+        click.echo(render(), nl=False)
+        return
+    out.write_text(render(), encoding="utf-8")
+    click.echo(f"wrote {out}", err=True)
+
+
 @main.command("nginx-conf")
 @click.option("--root", "root", type=click.Path(path_type=Path, file_okay=False), default=DEFAULT_OUT,
               show_default=True, help="Built output folder the mirror serves.")

@@ -1,0 +1,646 @@
+// The front door in JavaScript: a line-by-line translation of generator/frontdoor/resolver.py, listing.py,
+// common.py and space.slugify (the Python modules are the specification; keep the two in step). The Netlify Edge
+// Function, the Cloudflare Pages worker and the JavaScript client run this module.
+//
+//   resolve(space, path, query, fetchFile) -> {status, body, contentType, file, fetches} | null
+//
+// `fetchFile(path)` returns the published file's bytes (Uint8Array or string) or null. `body` is the fetched
+// file as given when `file` is set (a host may pass that file through with its own headers), else a string.
+// The answer is byte-for-byte what the Python resolver writes: Python's JSON (compact, non-ASCII as is, floats
+// as Python's repr), Python's repr in problem details, rows copied from the files as they were published.
+
+export const JSON_TYPE = "application/json; charset=utf-8";
+export const PROBLEM = "application/problem+json; charset=utf-8";
+const NUMBER = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$/;
+const PAGE = /^[1-9][0-9]{0,8}$/;
+const ALIASES = {query: "q", search: "q", text: "q", order: "sort", orderby: "sort", sortby: "sort",
+  p: "page", offset: "page", limit: "page", perpage: "page", pagesize: "page"};
+const TEXT_MAX = 200; // longest `q` (characters): the OpenAPI document's maxLength
+const MAX_BOUND = 2 ** 53; // above every valuation (the dataset's integers are at most 2^53 - 1)
+
+class Invalid extends Error {
+  constructor(params, detail) {
+    super(detail);
+    this.params = params;
+    this.detail = detail;
+  }
+}
+
+// Python's str methods and encodings -------------------------------------------------------------------------
+const PY_SPACE = "\\t\\n\\x0b\\x0c\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000";
+const STRIP = new RegExp(`^[${PY_SPACE}]+|[${PY_SPACE}]+$`, "g");
+const strip = (text) => text.replace(STRIP, "");
+
+/** Code-point order, as Python compares strings. */
+function cmpStr(a, b) {
+  if (a === b) return 0;
+  const x = [...a], y = [...b];
+  for (let i = 0; i < Math.min(x.length, y.length); i++) {
+    const cx = x[i].codePointAt(0), cy = y[i].codePointAt(0);
+    if (cx !== cy) return cx < cy ? -1 : 1;
+  }
+  return x.length < y.length ? -1 : x.length > y.length ? 1 : 0;
+}
+
+function cmpValue(a, b) {
+  if (typeof a === "string" && typeof b === "string") return cmpStr(a, b);
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+export function slugify(text) {
+  const ascii = text.normalize("NFKD").replace(/\p{M}/gu, "").toLowerCase();
+  return ascii.replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "");
+}
+
+const HEX = /^[0-9a-fA-F]{2}$/;
+const encoder = new TextEncoder();
+const decoder = new TextDecoder("utf-8");
+
+/** urllib.parse.unquote (``plus``: unquote_plus): %XX decoded where well-formed, UTF-8 with replacement. */
+function unquote(text, plus = false) {
+  if (plus) text = text.replaceAll("+", " ");
+  if (!text.includes("%")) return text;
+  const bytes = [];
+  for (let i = 0; i < text.length;) {
+    if (text[i] === "%" && HEX.test(text.slice(i + 1, i + 3))) {
+      bytes.push(parseInt(text.slice(i + 1, i + 3), 16));
+      i += 3;
+    } else {
+      const c = String.fromCodePoint(text.codePointAt(i));
+      bytes.push(...encoder.encode(c));
+      i += c.length;
+    }
+  }
+  return decoder.decode(new Uint8Array(bytes));
+}
+
+/** urllib.parse.quote(text, safe=""). */
+const quote = (text) => encodeURIComponent(text).replace(/[!'()*]/g,
+  (c) => "%" + c.charCodeAt(0).toString(16).toUpperCase());
+
+const UNPRINTABLE = /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Zs}]/u;
+
+/** Python's repr of a str. */
+function repr(text) {
+  const q = text.includes("'") && !text.includes('"') ? '"' : "'";
+  let out = q;
+  for (const c of text) {
+    const code = c.codePointAt(0);
+    if (c === q || c === "\\") out += "\\" + c;
+    else if (c === "\t") out += "\\t";
+    else if (c === "\n") out += "\\n";
+    else if (c === "\r") out += "\\r";
+    else if (code < 0x20 || code === 0x7f || (code > 0x7f && c !== " " && UNPRINTABLE.test(c))) {
+      const hex = code.toString(16);
+      out += code < 0x100 ? "\\x" + hex.padStart(2, "0") : code < 0x10000 ? "\\u" + hex.padStart(4, "0")
+        : "\\U" + hex.padStart(8, "0");
+    } else out += c;
+  }
+  return out + q;
+}
+
+/** Python's repr of a float. */
+function floatRepr(value) {
+  if (Number.isNaN(value)) return "NaN";
+  if (!Number.isFinite(value)) return value > 0 ? "Infinity" : "-Infinity";
+  const [mantissa, exp] = value.toExponential().split("e");
+  const e = Number(exp);
+  const sign = mantissa.startsWith("-") ? "-" : "";
+  const digits = mantissa.replace("-", "").replace(".", "");
+  if (e < -4 || e >= 16) {
+    const m = digits.length > 1 ? digits[0] + "." + digits.slice(1) : digits;
+    return `${sign}${m}e${e < 0 ? "-" : "+"}${String(Math.abs(e)).padStart(2, "0")}`;
+  }
+  if (e < 0) return `${sign}0.${"0".repeat(-e - 1)}${digits}`;
+  const whole = digits.length > e + 1 ? digits.slice(0, e + 1) : digits.padEnd(e + 1, "0");
+  const frac = digits.length > e + 1 ? digits.slice(e + 1) : "0";
+  return `${sign}${whole}.${frac}`;
+}
+
+// JSON as Python writes it ---------------------------------------------------------------------------------
+const RAW = new WeakMap(); // a row parsed from a file -> its text in that file
+
+function dumps(value) {
+  if (value === null || value === undefined) return "null";
+  if (typeof value === "object" && RAW.has(value)) return RAW.get(value);
+  if (typeof value === "number") return Number.isInteger(value) ? String(value) : floatRepr(value);
+  if (typeof value === "string" || typeof value === "boolean") return JSON.stringify(value);
+  if (Array.isArray(value)) return "[" + value.map(dumps).join(",") + "]";
+  return "{" + Object.entries(value).map(([k, v]) => JSON.stringify(k) + ":" + dumps(v)).join(",") + "}";
+}
+
+/** The text of each element of the top-level ``"data"`` array of a listing file. */
+function dataSlices(text) {
+  const start = text.indexOf("[", text.indexOf('"data"'));
+  const slices = [];
+  let depth = 0, from = -1, inString = false;
+  for (let i = start + 1; i < text.length; i++) {
+    const c = text[i];
+    if (inString) {
+      if (c === "\\") i++;
+      else if (c === '"') inString = false;
+      continue;
+    }
+    if (c === '"') inString = true;
+    else if (c === "{" || c === "[") {
+      if (depth === 0) from = i;
+      depth++;
+    } else if (c === "}" || c === "]") {
+      if (depth === 0) break; // the end of the data array
+      depth--;
+      if (depth === 0) slices.push(text.slice(from, i + 1));
+    }
+  }
+  return slices;
+}
+
+function parseListing(text) {
+  const body = JSON.parse(text);
+  const slices = dataSlices(text);
+  if (slices.length === body.data.length) body.data.forEach((row, i) => RAW.set(row, slices[i]));
+  return body;
+}
+
+const asText = (body) => typeof body === "string" ? body : decoder.decode(body);
+
+// Exact decimals: {sign, digits (no leading or trailing zeros), exp}, value = digits * 10**exp ------------------
+function decimal(text) {
+  const m = /^(-?)([0-9]*)(?:\.([0-9]*))?(?:[eE]([+-]?[0-9]+))?$/.exec(text);
+  let digits = (m[2] || "") + (m[3] || "");
+  let exp = Number(m[4] || 0) - (m[3] || "").length;
+  digits = digits.replace(/^0+/, "");
+  const trimmed = digits.replace(/0+$/, "");
+  exp += digits.length - trimmed.length;
+  return {sign: m[1] && trimmed ? -1 : 1, digits: trimmed, exp: trimmed ? exp : 0};
+}
+
+const decimalOf = (value) => decimal(typeof value === "number" ? numberText(value) : String(value));
+
+function numberText(value) {
+  return Number.isInteger(value) && Math.abs(value) < 1e21 ? String(value) : value.toExponential();
+}
+
+function cmpDecimal(a, b) {
+  if (!a.digits || !b.digits) {
+    const x = a.digits ? a.sign : 0, y = b.digits ? b.sign : 0;
+    return x < y ? -1 : x > y ? 1 : 0;
+  }
+  if (a.sign !== b.sign) return a.sign < b.sign ? -1 : 1;
+  const magA = a.digits.length + a.exp, magB = b.digits.length + b.exp;
+  let order = magA !== magB ? (magA < magB ? -1 : 1) : 0;
+  if (!order) {
+    const width = Math.max(a.digits.length, b.digits.length);
+    order = cmpStr(a.digits.padEnd(width, "0"), b.digits.padEnd(width, "0"));
+  }
+  return order * a.sign;
+}
+
+/** min(ceil(value), 2**53) of a non-negative decimal, as a (then exact) number. */
+function ceilBound(value) {
+  if (!value.digits) return 0;
+  if (value.digits.length + value.exp > 17) return MAX_BOUND;
+  const whole = value.exp >= 0 ? BigInt(value.digits + "0".repeat(value.exp))
+    : BigInt(value.digits.slice(0, value.digits.length + value.exp) || "0") + 1n;  // digits end in non-zero
+  return whole >= BigInt(MAX_BOUND) ? MAX_BOUND : Number(whole);
+}
+
+// common.py -------------------------------------------------------------------------------------------------
+function answer(status, body, contentType = JSON_TYPE, file = null) {
+  return {status, body, contentType, file, fetches: []};
+}
+
+function problem(status, title, detail, params = null) {
+  const body = {type: "/#problem-" + (status === 400 ? "invalid-query" : "not-found"), title, status, detail};
+  if (params && params.length) body["invalid-params"] = params;
+  return answer(status, dumps(body), PROBLEM);
+}
+
+const notFound = (detail) => problem(404, "Not Found", detail);
+const foldName = (name) => name.toLowerCase().replace(/[^a-z0-9]/g, "");
+
+export function parseQuery(query, tracking) {
+  const params = new Map();
+  for (const piece of query.split("&")) {
+    if (!piece) continue;
+    const at = piece.indexOf("=");
+    const name = unquote(at < 0 ? piece : piece.slice(0, at), true);
+    const value = at < 0 ? "" : piece.slice(at + 1);
+    if (tracking.some((t) => name === t || (t.endsWith("*") && name.startsWith(t.slice(0, -1))))) continue;
+    if (!params.has(name)) params.set(name, []);
+    params.get(name).push(unquote(value, true));
+  }
+  return params;
+}
+
+function checkNames(params, declared, where) {
+  const wrong = [];
+  const byFold = new Map(declared.map((n) => [foldName(n), n]));
+  for (const [name, values] of params) {
+    if (!declared.includes(name)) {
+      const alias = Object.hasOwn(ALIASES, foldName(name)) ? ALIASES[foldName(name)] : undefined;
+      const meant = byFold.get(foldName(name)) || (declared.includes(alias) ? alias : null);
+      const hint = meant ? `did you mean \`${meant}\`?` : `${where} takes ${declared.map((d) => `\`${d}\``).join(", ")}`;
+      wrong.push({name, reason: declared.length ? `unknown parameter: ${hint}`
+        : `unknown parameter: ${where} takes no parameters`});
+    } else if (values.length > 1) {
+      wrong.push({name, reason: `given ${values.length} times; give it once`});
+    }
+  }
+  if (wrong.length) {
+    throw new Invalid(wrong, `${where}: ` + wrong.map((w) => `\`${w.name}\`: ${w.reason}`).join("; "));
+  }
+  return new Map([...params].map(([name, values]) => [name, values[0]]));
+}
+
+const words = (text) => slugify(text).split("-").filter((w) => w);
+
+// listing.py ------------------------------------------------------------------------------------------------
+function get(row, dotted) {
+  let value = row;
+  for (const part of dotted.split(".")) {
+    value = value !== null && typeof value === "object" && !Array.isArray(value) && Object.hasOwn(value, part)
+      ? value[part] : null;
+  }
+  return value;
+}
+
+const pyStr = (value) => typeof value === "number" && !Number.isInteger(value) ? floatRepr(value)
+  : typeof value === "boolean" ? (value ? "True" : "False") : String(value);
+
+function textMatches(query, row, fields, prefix) {
+  const terms = [];
+  for (const f of fields) {
+    const value = Object.hasOwn(row, f) ? row[f] : null;
+    if (value !== null && value !== undefined) terms.push(...words(pyStr(value)));
+  }
+  const hit = (word) => prefix ? terms.some((t) => t.startsWith(word)) : terms.includes(word);
+  return query.every(hit) || hit(query.join(""));
+}
+
+function* combinations(items, size, start = 0) {
+  if (size === 0) {
+    yield [];
+    return;
+  }
+  for (let i = start; i <= items.length - size; i++) {
+    for (const rest of combinations(items, size - 1, i + 1)) yield [items[i], ...rest];
+  }
+}
+
+class Listing {
+  constructor(fetch, route, params, meta) {
+    this.fetch = fetch;
+    this.route = route;
+    this.params = params;
+    this.meta = meta;
+    this.filters = Object.fromEntries(route.filters.map((f) => [f.name, f]));
+  }
+
+  async value(flt, raw) {
+    const {name, kind} = flt;
+    const where = `see ${this.route.path}'s \`${name}\` in /api/query-space.json or /api/openapi`;
+    if (!strip(raw)) throw new Invalid([{name, reason: "empty value"}], `\`${name}\` is empty`);
+    if (kind === "ladder") {
+      const text = strip(raw);
+      if (!NUMBER.test(text) || text.startsWith("-")) {
+        throw new Invalid([{name, reason: "a non-negative number (e.g. 1500000000 or 1.5e9)"}],
+          `\`${name}\`: ${repr(raw)} is not a non-negative number`);
+      }
+      // valuations are whole dollars: a bound is the whole dollar at or above it (exact, and shown as such)
+      return ceilBound(decimal(text));
+    }
+    if (kind === "text") {
+      if ([...raw].length > TEXT_MAX) {
+        throw new Invalid([{name, reason: `at most ${TEXT_MAX} characters`}], `\`${name}\` is too long`);
+      }
+      const found = words(raw);
+      if (!found.length) throw new Invalid([{name, reason: "no letters or digits"}], `\`${name}\`: ${repr(raw)} has no word`);
+      return found;
+    }
+    if (kind === "year") {
+      const text = strip(raw);
+      if (!/^[0-9]{4}$/.test(text)) {
+        throw new Invalid([{name, reason: "a year, four digits"}], `\`${name}\`: ${repr(raw)} is not a year`);
+      }
+      return Number(text);
+    }
+    const folded = slugify(raw);
+    if ("exists" in flt) {
+      if (folded && (await this.fetch(flt.exists.replaceAll("{value}", folded))) !== null) return folded;
+    } else if (Object.hasOwn(flt.values, folded)) {
+      return flt.values[folded];
+    } else if ("pattern" in flt && new RegExp(`^(?:${flt.pattern})$`).test(folded)) {
+      return folded;
+    }
+    throw new Invalid([{name, reason: `unknown value ${repr(raw)}: ${where}`}], `\`${name}\`: unknown value ${repr(raw)}`);
+  }
+
+  async parse() {
+    let problems = [];
+    let values = new Map();
+    for (const flt of this.route.filters) {
+      if (this.params.has(flt.name)) {
+        try {
+          values.set(flt.name, await this.value(flt, this.params.get(flt.name)));
+        } catch (error) {
+          if (!(error instanceof Invalid)) throw error;
+          problems = problems.concat(error.params);
+        }
+      }
+    }
+    let sort = this.route.default_sort;
+    if (this.params.has("sort")) {
+      const asked = strip(this.params.get("sort"));
+      const found = Object.keys(this.route.sorts).filter((s) => s.toLowerCase() === asked.toLowerCase());
+      if (found.length) sort = found[0];
+      else problems.push({name: "sort", reason: "one of " + Object.keys(this.route.sorts).join(", ")});
+    }
+    let page = 1;
+    if (this.params.has("page")) {
+      if (PAGE.test(strip(this.params.get("page")))) page = Number(strip(this.params.get("page")));
+      else problems.push({name: "page", reason: "a positive integer (1 is the first page)"});
+    }
+    if (problems.length) {
+      throw new Invalid(problems, `${this.route.path}: ` + problems.map((p) => `\`${p.name}\`: ${p.reason}`).join("; "));
+    }
+    if (!values.size) values = new Map(Object.entries(this.route.default_filters));
+    return [values, sort, page];
+  }
+
+  combines(names) {
+    const groups = this.route.combinable;
+    return groups === null || groups.some((g) => [...names].every((n) => g.includes(n)));
+  }
+
+  sortsFor(names) {
+    if (names.size <= this.route.sort_depth && [...names].every((n) => this.filters[n].sortable)) {
+      return Object.keys(this.route.sorts);
+    }
+    return [this.route.default_sort];
+  }
+
+  file(filters, sort, page) {
+    const order = this.route.filters.map((f) => f.name);
+    const segments = order.filter((n) => filters.has(n)).map((n) => `${n}=${filters.get(n)}`);
+    return [this.route.path, ...(segments.length ? segments : ["all"]), `sort=${sort},page=${page}.json`].join("/");
+  }
+
+  direct(values, sort) {
+    const out = new Map();
+    for (const [name, value] of values) {
+      const flt = this.filters[name];
+      if (flt.kind === "ladder") {
+        const rung = flt.ladder.find((r) => r === value);
+        if (rung === undefined) return null;
+        out.set(name, String(rung));
+      } else if (flt.kind === "text") {
+        const [shortest, longest] = flt.prefixes || [1, flt.word_max];
+        if (value.length !== 1 || !(shortest <= value[0].length && value[0].length <= longest)) return null;
+        out.set(name, value[0]);
+      } else {
+        out.set(name, String(value));
+      }
+    }
+    const names = new Set(out.keys());
+    if (!this.combines(names) || !this.sortsFor(names).includes(sort)) return null;
+    return out;
+  }
+
+  bases(values) {
+    const exact = new Map();
+    let text = null;
+    let textName = "";
+    for (const [name, value] of values) {
+      const flt = this.filters[name];
+      if (flt.kind === "ladder") {
+        const rungs = flt.ladder.filter((r) => r <= value);
+        if (rungs.length) exact.set(name, String(Math.max(...rungs)));
+      } else if (flt.kind === "text") {
+        const [shortest, longest] = flt.prefixes || [1, flt.word_max];
+        const glued = value.join("");
+        const longestWord = value.reduce((best, w) => w.length > best.length ? w : best, value[0]);
+        const tried = [longestWord, glued];
+        text = [...new Set(tried.filter((w) => w.length >= shortest).map((w) => w.slice(0, longest)))].sort(cmpStr);
+        if (text.length < 2 && flt.prefixes && tried.some((w) => w.length < shortest)) text = null;
+        textName = name;
+      } else {
+        exact.set(name, String(value));
+      }
+    }
+    const names = [...exact.keys()];
+    let best = new Map();
+    search: for (let size = names.length; size >= 0; size--) {
+      for (const chosen of combinations(names, size)) {
+        const set = new Set(chosen);
+        if (text && text.length) set.add(textName);
+        if (this.combines(set)) {
+          best = new Map(chosen.map((n) => [n, exact.get(n)]));
+          break search;
+        }
+      }
+    }
+    if (text && text.length) return text.map((word) => new Map([...best, [textName, word]]));
+    return [best];
+  }
+
+  async answer() {
+    const [values, sort, page] = await this.parse();
+    const direct = this.direct(values, sort);
+    if (direct !== null) return this.fromFile(direct, sort, page, values);
+    const rows = new Map();
+    let meta = {};
+    for (const base of this.bases(values)) {
+      const baseSort = this.sortsFor(new Set(base.keys())).includes(sort) ? sort : this.route.default_sort;
+      const [found, baseMeta] = await this.allRows(base, baseSort);
+      if (!Object.keys(meta).length) meta = baseMeta;
+      for (const row of found) {
+        const key = JSON.stringify(this.route.key.map((k) => row[k]));
+        if (!rows.has(key)) rows.set(key, row);
+      }
+    }
+    const chosen = [...rows.values()].filter((row) => this.keep(row, values));
+    chosen.sort(this.comparator(sort));
+    return this.page(chosen, values, sort, page, meta);
+  }
+
+  async fromFile(filters, sort, page, values) {
+    const path = this.file(filters, sort, page);
+    const body = await this.fetch(path);
+    if (body !== null) return answer(200, body, JSON_TYPE, path);
+    if (page > 1 && (await this.fetch(this.file(filters, sort, 1))) !== null) {
+      return notFound(`${this.route.path}: page ${page} is past the last page`);
+    }
+    return this.page([], values, sort, page, {});
+  }
+
+  async allRows(base, sort) {
+    const first = await this.fetch(this.file(base, sort, 1));
+    if (first === null) return [[], {}];
+    const body = parseListing(asText(first));
+    let rows = [...body.data];
+    for (let number = 2; number <= Number(body.meta.pages); number++) {
+      const more = await this.fetch(this.file(base, sort, number));
+      if (more !== null) rows = rows.concat(parseListing(asText(more)).data);
+    }
+    return [rows, body.meta];
+  }
+
+  keep(row, values) {
+    for (const [name, value] of values) {
+      const flt = this.filters[name];
+      if (flt.kind === "text") {
+        if (!textMatches(value, row, flt.text_fields, Boolean(flt.prefixes))) return false;
+        continue;
+      }
+      if (flt.field === null) continue;
+      const found = get(row, flt.field);
+      if (flt.kind === "ladder") {
+        if (found === null || cmpDecimal(decimalOf(found), decimalOf(value)) < 0) return false;
+      } else if (flt.multi) {
+        if (!Array.isArray(found) || !found.includes(value)) return false;
+      } else if (found !== value) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  comparator(sort) {
+    const spec = this.route.sorts[sort];
+    const keys = this.route.key;
+    return (a, b) => {
+      let x = get(a, spec.field), y = get(b, spec.field);
+      if (spec.lower) [x, y] = [x, y].map((v) => v !== null ? pyStr(v).toLowerCase() : null);
+      if (x !== y) {
+        if (x === null || y === null) return y === null ? -1 : 1;
+        const order = cmpValue(x, y) < 0 ? -1 : 1;
+        return spec.desc ? -order : order;
+      }
+      for (const key of keys) {
+        if (a[key] !== b[key]) return cmpValue(a[key], b[key]) < 0 ? -1 : 1;
+      }
+      return 0;
+    };
+  }
+
+  page(rows, values, sort, page, baseMeta) {
+    const perPage = this.route.per_page;
+    const total = rows.length;
+    const pages = Math.ceil(total / perPage);
+    const last = Math.max(pages, 1);
+    if (page > last) return notFound(`${this.route.path}: page ${page} is past the last page (${last})`);
+    const shown = new Map([...values].map(([name, value]) => [name, shownValue(value)]));
+    const meta = Object.fromEntries(Object.entries(baseMeta).filter(([k]) => k !== "facets" && k !== "facets_truncated"));
+    Object.assign(meta, {total, page, per_page: perPage, pages, sort, filters: Object.fromEntries(shown)});
+    for (const [name, value] of Object.entries(this.meta)) if (!Object.hasOwn(meta, name)) meta[name] = value;
+    const url = (number) => {
+      const query = this.route.params.filter((n) => shown.has(n)).map((n) => `${n}=${quote(String(shown.get(n)))}`);
+      return `${this.route.path}?` + [...query, `sort=${sort}`, `page=${number}`].join("&");
+    };
+    const links = {self: url(page), first: url(1), prev: page > 1 ? url(page - 1) : null,
+      next: page < last ? url(page + 1) : null, last: url(last)};
+    const data = rows.slice((page - 1) * perPage, page * perPage);
+    return answer(200, dumps({data, meta, links}));
+  }
+}
+
+function shownValue(value) {
+  if (Array.isArray(value)) return value.join(" ");
+  return value;
+}
+
+// resolver.py -----------------------------------------------------------------------------------------------
+export async function resolve(space, path, query, fetchFile) {
+  const fetches = [];
+  const fetch = async (p) => {
+    fetches.push(p);
+    const found = await fetchFile(p);
+    return found === undefined ? null : found;
+  };
+  path = unquote(path);
+  const trimmed = path.replace(/\/+$/, "") || "/";
+  const lowered = trimmed.toLowerCase();
+  let result;
+  try {
+    result = await route(space, fetch, lowered, trimmed, query || "");
+  } catch (error) {
+    if (!(error instanceof Invalid)) throw error;
+    result = problem(400, "Invalid query", error.detail, error.params);
+  }
+  if (result !== null) result.fetches = fetches;
+  return result;
+}
+
+async function route(space, fetch, lowered, original, query) {
+  for (const r of Object.values(space.routes)) {
+    if (lowered === r.path) {
+      const params = checkNames(parseQuery(query, space.tracking), r.params, r.path);
+      return new Listing(fetch, r, params, space.meta).answer();
+    }
+  }
+  const exp = space.export;
+  if (lowered === exp.path) {
+    return exportAnswer(fetch, exp, checkNames(parseQuery(query, space.tracking), ["format", "table"], exp.path));
+  }
+  if (Object.hasOwn(space.documents, lowered)) {
+    checkNames(parseQuery(query, space.tracking), [], lowered);
+    return fileAnswer(fetch, space.documents[lowered]);
+  }
+  const cut = original.lastIndexOf("/");
+  const head = cut < 0 ? "" : original.slice(0, cut), key = cut < 0 ? original : original.slice(cut + 1);
+  if (!key || key.includes("=") || key.endsWith(".json") || key.includes(".")) return null;
+  for (const detail of Object.values(space.details)) {
+    if (head.toLowerCase() === detail.path) {
+      checkNames(parseQuery(query, space.tracking), [], `${detail.path}/{key}`);
+      for (const candidate of new Set([key.toLowerCase(), slugify(key)])) {
+        const found = await fetch(`${detail.path}/${candidate}.json`);
+        if (found !== null) return answer(200, found, JSON_TYPE, `${detail.path}/${candidate}.json`);
+      }
+      return notFound(`${detail.path}/${key}: no such resource (by id or slug)`);
+    }
+  }
+  return null;
+}
+
+async function fileAnswer(fetch, path) {
+  const body = await fetch(path);
+  if (body === null) return notFound(`${path}: not published`);
+  return answer(200, body, JSON_TYPE, path);
+}
+
+async function exportAnswer(fetch, exp, params) {
+  const table = params.has("table") ? slugify(params.get("table")).replaceAll("-", "_") : null;
+  let fmt = params.has("format") ? strip(params.get("format")).toLowerCase() : "";
+  if (!params.has("format")) {
+    if (table === null) return fileAnswer(fetch, `${exp.path}/index.json`);
+    fmt = "json"; // a table without a format: its json (rewrite-only hosts answer a problem)
+  }
+  if (!exp.formats.includes(fmt)) {
+    throw new Invalid([{name: "format", reason: "one of " + exp.formats.join(", ")}],
+      `${exp.path}: unknown format ${repr(params.get("format"))}`);
+  }
+  const tables = [...exp.tables, exp.dataset];
+  if (table !== null && !tables.includes(table)) {
+    throw new Invalid([{name: "table", reason: "one of " + tables.join(", ")}],
+      `${exp.path}: unknown table ${repr(params.get("table"))}`);
+  }
+  let name;
+  if (table === null || table === exp.dataset) {
+    if (table !== null && fmt !== "json") {
+      throw new Invalid([{name: "table", reason: "`dataset` is json only"}], `${exp.path}: ` +
+        "the whole dataset in one table is json only; without `table`: a zip of every table");
+    }
+    name = fmt === "json" ? `${exp.dataset}.json` : `${exp.dataset}.zip`;
+  } else {
+    name = `${table}.${fmt}`;
+  }
+  const found = await fileAnswer(fetch, `${exp.path}/${fmt}/${name}`);
+  const types = {csv: "text/csv; charset=utf-8", parquet: "application/vnd.apache.parquet", zip: "application/zip"};
+  found.contentType = types[name.slice(name.lastIndexOf(".") + 1)] || JSON_TYPE;
+  return found;
+}
+
+/** A path as a URL path: each segment percent-encoded except the characters the files' names use. */
+export function filePath(path) {
+  return path.split("/").map((s) => encodeURIComponent(s).replace(/%3D/g, "=").replace(/%2C/g, ",")).join("/");
+}

@@ -1,0 +1,61 @@
+"""The conformance table the JavaScript front door runs: the issue's queries as a person writes them, and a
+sample generated from the query space (every listing route, every filter value, every sort, pages 1 and 2)."""
+
+from __future__ import annotations
+
+from urllib.parse import quote
+
+ISSUE = [
+    "/api/companies?minValuation=1500000000", "/api/companies?sector=Fintech", "/api/companies?country=US",
+    "/api/companies?country=United%20States", "/api/filings?form=S-1", "/api/ipos?status=Listed",
+    "/api/companies?sector=fintech&country=us&sort=valuation", "/api/companies?q=Stripe",
+    "/api/companies?q=open%20ai", "/api/companies?q=stripe&sector=fintech", "/api/search?q=stripe",
+    "/api/companies/Stripe", "/api/companies?minvaluation=1000000000", "/api/companies?min_valuation=1",
+    "/api/companies?Sector=fintech", "/api/companies?page=0", "/api/companies?page=abc",
+    "/api/companies?sector=e-commerce&", "/api/calendar?type=%6C%69%73%74%69%6E%67",
+    "/api/companies?utm_source=newsletter&sector=fintech", "/api/companies?sector=fintech&sector=biotech",
+    "/api/export?format=CSV&table=Companies",
+    # beyond the issue's table: number spellings, bounds between rungs, text and search forms, exports, documents,
+    # profiles, pages past the last, encodings and Python's repr in problem details
+    "/api/companies?minValuation=1.5e9", "/api/companies?minValuation=1234567890.5&sort=name&page=2",
+    "/api/companies?minValuation=1e30", "/api/companies?minValuation=-1", "/api/companies?minValuation=0",
+    "/api/companies?q=%C3%A9t%C3%A9&sector=x'y", "/api/search?q=st&type=company", "/api/search?q=s",
+    "/api/search?q=open%20ai", "/api/companies?q=a%20b%20c", "/api/companies?q=Stripe&sort=name&page=2",
+    "/api/export", "/api/export?table=companies", "/api/export?format=json&table=dataset",
+    "/api/export?format=csv&table=dataset", "/api/export?format=xml", "/api/openapi", "/api/openapi?x=1",
+    "/api/companies?sort=NAME", "/api/companies?sort=size", "/api/companies?page=99",
+    "/api/companies?sector=fintech&page=99", "/api/companies?sector=fintech&minValuation=5e9&sort=name",
+    "/api/companies/1", "/api/companies/nope", "/API/Companies/STRIPE/", "/api/companies?q=%ff%fe",
+    "/api/companies?q=%22x%22&country=%E2%80%A8", "/api/companies?sector=C%C3%B4te&country=C%C3%B4te%20d'Ivoire",
+    "/api/companies?query=stripe", "/api/companies?sector=", "/api/companies?sector=fintech&&country=us",
+    "/api/companies?sector=Health+Tech&status=private&minValuation=2e9&sort=-valuation&page=1",
+    "/api/ipos?year=2024&exchange=NASDAQ", "/api/ipos?year=24", "/api/calendar?month=2031-01",
+    "/api/pre-ipos?q=open%20ai&sort=name",
+]
+
+
+def generated(space: dict) -> list[str]:
+    """Every listing route's every filter value (canonical, then a spelling by name or code, upper-cased), with
+    every sort and pages 1 and 2."""
+    urls: list[str] = []
+    for route in space["routes"].values():
+        path, sorts = route["path"], list(route["sorts"])
+        for flt in route["filters"]:
+            name = flt["name"]
+            if flt["kind"] == "ladder":
+                values = [str(v) for v in flt["ladder"]] + [str(flt["ladder"][-1] // 3 + 1)]
+            elif flt["kind"] == "year":
+                values = [str(v) for v in flt["values"]]
+            elif flt["kind"] == "text":
+                values = ["stripe", "open ai", "Sp", "zzzz"]
+            elif "exists" in flt:
+                values = ["stripe", "openai", "no-such-company"]
+            else:
+                canonical = sorted(set(flt["values"].values()))
+                other = {v: a for a, v in flt["values"].items() if a != v}
+                values = canonical + [other[v].upper().replace("-", " ") for v in canonical if v in other][:8]
+            for value in values:
+                for sort in sorts:
+                    for page in (1, 2):
+                        urls.append(f"{path}?{name}={quote(value)}&sort={sort}&page={page}")
+    return urls

@@ -1,0 +1,196 @@
+"""The JavaScript front door (generator/frontdoor/js/) answers as the Python resolver does, on every runtime that
+runs it: Node (byte for byte), the Cloudflare Pages worker under ``wrangler pages dev``, the Netlify Edge Function
+under Deno, and the JavaScript client over ``python -m http.server``. One table (tests/frontdoor_js/table.py):
+the issue's queries as a person writes them, and every filter value of the query space with every sort and page.
+All servers listen on 127.0.0.1 only; the dev servers run inside ``unshare -n`` with no network."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from generator.api.rewrites import HEADERS
+from generator.cli import main
+from generator.frontdoor.resolver import Resolver
+from tests.frontdoor_js.table import ISSUE, generated
+
+ROOT = Path(__file__).resolve().parent.parent
+JS = ROOT / "tests" / "frontdoor_js"
+WRANGLER = ROOT / "tests" / "cloudflare" / "node_modules" / ".bin" / "wrangler"
+DENO = ROOT / "node_modules" / ".bin" / "deno"
+NODE = shutil.which("node") or "node"
+
+
+def _need(*tools: Path) -> None:
+    """A missing npm tool fails in CI (scripts/test installs them all) and skips only outside it."""
+    missing = [str(t) for t in tools if not Path(t).exists()]
+    if missing:
+        if os.environ.get("CI"):
+            pytest.fail(f"missing {missing}: run scripts/test (npm ci)")
+        pytest.skip(f"missing {missing}: npm ci")
+
+
+def _namespace() -> None:
+    if shutil.which("unshare") is None or subprocess.run(["unshare", "-n", "-r", "true"],
+                                                         capture_output=True).returncode != 0:
+        if os.environ.get("CI"):
+            pytest.fail("unshare -n -r is needed to run the dev servers without network")
+        pytest.skip("no user namespaces (unshare -n -r)")
+
+
+@pytest.fixture(scope="module")
+def urls(embedded_build: Path) -> list[str]:
+    space = json.loads((embedded_build / "api" / "query-space.json").read_text(encoding="utf-8"))
+    return ISSUE + generated(space)
+
+
+@pytest.fixture(scope="module")
+def python_answers(embedded_build: Path, urls: list[str]) -> dict[str, dict | None]:
+    """The Python resolver over the built files: the answer each runtime must give."""
+    space = json.loads((embedded_build / "api" / "query-space.json").read_text(encoding="utf-8"))
+
+    def fetch(path: str) -> bytes | None:
+        file = embedded_build / path.lstrip("/")
+        return file.read_bytes() if file.is_file() else None
+
+    resolver = Resolver(space, fetch)
+    answers: dict[str, dict | None] = {}
+    for url in urls:
+        path, _, query = url.partition("?")
+        found = resolver.resolve(path, query)
+        answers[url] = None if found is None else {
+            "status": found.status, "content_type": found.content_type, "file": found.file,
+            "fetches": found.fetches, "body": None if found.file else found.body.decode("utf-8", "replace")}
+    return answers
+
+
+def _summary(status: int, body: str) -> dict:
+    """What a runtime must agree on: the status; a listing's row keys in order, total, page and pages; a
+    problem's invalid-params names."""
+    summary: dict = {"status": status}
+    try:
+        document = json.loads(body)
+    except ValueError:
+        return {**summary, "body": body[:2000]}
+    if isinstance(document, dict) and isinstance(document.get("data"), list):
+        data = document["data"]
+        keys = [r.get("id", (r.get("type"), r.get("slug"), r.get("kind"), r.get("rank"))) for r in data]
+        meta = document.get("meta", {})
+        summary.update(keys=keys, total=meta.get("total"), page=meta.get("page"), pages=meta.get("pages"))
+    elif isinstance(document, dict) and "invalid-params" in document:
+        summary["invalid"] = [p["name"] for p in document["invalid-params"]]
+    elif isinstance(document, dict) and isinstance(document.get("data"), dict):
+        summary["profile"] = document["data"].get("id", document["data"].get("slug"))
+    return summary
+
+
+def _compare(answers: dict[str, dict], python_answers: dict[str, dict | None], front_door_only: bool) -> list[str]:
+    wrong = []
+    for url, expected in python_answers.items():
+        if expected is None and front_door_only:
+            continue
+        got = answers[url]
+        if expected is None:
+            continue
+        want = _summary(expected["status"], expected["body"] if expected["file"] is None else _file_text(expected))
+        have = _summary(got["status"], got["body"])
+        if want != have:
+            wrong.append(f"{url}: want {str(want)[:300]}, got {str(have)[:300]}")
+    return wrong
+
+
+_ROOT_FOR_FILES: list[Path] = []
+
+
+def _file_text(expected: dict) -> str:
+    return (_ROOT_FOR_FILES[0] / expected["file"].lstrip("/")).read_bytes().decode("utf-8", "replace")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _files_root(embedded_build: Path) -> None:
+    _ROOT_FOR_FILES[:] = [embedded_build]
+
+
+def test_node_answers_byte_for_byte_as_the_python_resolver(embedded_build: Path, urls: list[str],
+                                                           python_answers: dict[str, dict | None]) -> None:
+    """Node runs frontdoor.mjs over the same files: the same status, content type, file, fetches and body bytes."""
+    done = subprocess.run([NODE, str(JS / "node_resolve.mjs"), str(embedded_build)], input=json.dumps(urls),
+                          capture_output=True, text=True, check=True, timeout=600)
+    wrong = [f"{url}: want {str(want)[:400]}, got {str(got)[:400]}"
+             for url, want, got in zip(urls, python_answers.values(), json.loads(done.stdout), strict=True)
+             if want != got]
+    assert not wrong, f"{len(wrong)} of {len(urls)} differ:\n" + "\n".join(wrong[:10])
+
+
+def _http_table(tmp_path: Path, site: Path, urls: list[str], command: list[str], port: str) -> dict:
+    (tmp_path / "home").mkdir(exist_ok=True)
+    (tmp_path / "urls.json").write_text(json.dumps(urls), encoding="utf-8")
+    out = tmp_path / "out.json"
+    env = {**os.environ, "HOME": str(tmp_path / "home")}
+    done = subprocess.run(["unshare", "-n", "-r", sys.executable, str(JS / "http_table.py"), str(site), port,
+                           str(tmp_path / "urls.json"), str(out), "--", *command], env=env, capture_output=True,
+                          text=True, timeout=900)
+    log = (tmp_path / "server.log").read_text(errors="replace")[-3000:] if (tmp_path / "server.log").exists() else ""
+    assert done.returncode == 0 and out.exists(), done.stderr[-3000:] + log
+    return json.loads(out.read_text(encoding="utf-8"))
+
+
+def _p99(seconds: list[float]) -> float:
+    return statistics.quantiles(seconds, n=100)[98]
+
+
+def _check_host(result: dict, python_answers: dict[str, dict | None]) -> None:
+    table = result["table"]
+    wrong = _compare(table, python_answers, front_door_only=True)
+    assert not wrong, f"{len(wrong)} differ:\n" + "\n".join(wrong[:10])
+    api = dict(HEADERS[0].values)
+    for url, expected in python_answers.items():
+        if expected is not None:
+            got = table[url]
+            assert got["access-control-allow-origin"] == api["Access-Control-Allow-Origin"], url
+            assert got["cache-control"] == api["Cache-Control"], url
+            if expected["file"] is None:
+                assert got["content-type"] == expected["content_type"], url
+    front = [v["seconds"] for u, v in table.items() if python_answers[u] is not None]
+    print(f"front door p50 {statistics.median(front) * 1000:.1f} ms p99 {_p99(front) * 1000:.1f} ms; "
+          f"static file p50 {statistics.median(result['static_seconds']) * 1000:.1f} ms "
+          f"p99 {_p99(result['static_seconds']) * 1000:.1f} ms")
+
+
+def test_cloudflare_worker_under_wrangler_pages_dev(tmp_path: Path, embedded_build: Path, urls: list[str],
+                                                    python_answers: dict[str, dict | None]) -> None:
+    """``wrangler pages dev`` over a copy of the build with the generated ``_worker.js`` and ``_headers``."""
+    _need(WRANGLER)
+    _namespace()
+    site = tmp_path / "site"
+    shutil.copytree(embedded_build, site / "dist")
+    runner = CliRunner()
+    assert runner.invoke(main, ["cloudflare-worker", "--out", str(site / "dist" / "_worker.js")]).exit_code == 0
+    assert runner.invoke(main, ["cloudflare-headers", "--out", str(site / "dist" / "_headers")]).exit_code == 0
+    result = _http_table(tmp_path, site, urls, [str(WRANGLER), "pages", "dev", "dist", "--ip", "127.0.0.1",
+                                                "--port", "8788"], "8788")
+    _check_host(result, python_answers)
+
+
+def test_the_worker_is_one_module_without_imports() -> None:
+    result = CliRunner().invoke(main, ["cloudflare-worker"])
+    assert result.exit_code == 0
+    lines = result.output.splitlines()
+    assert not [line for line in lines if line.startswith("import ")]
+    assert [line for line in lines if line.startswith("export ")] == ["export default {"]
+
+
+def test_the_host_headers_are_the_registrys() -> None:
+    """host.mjs sets on every front-door answer the headers netlify.toml and _headers give /api/*."""
+    text = (ROOT / "generator" / "frontdoor" / "js" / "host.mjs").read_text(encoding="utf-8")
+    assert HEADERS[0].path == "/api/*"
+    for name, value in HEADERS[0].values:
+        assert f'"{name}": "{value}"' in text
