@@ -26,6 +26,9 @@ export function frontDoor(readFile) {
     if (request.method !== "GET" && request.method !== "HEAD") return null;
     const url = new URL(request.url);
     if (!url.pathname.toLowerCase().startsWith("/api")) return null;
+    // a file's path (its last segment has a dot or an equals sign) is never the front door's (resolve answers
+    // null): pass it on before reading the description, which the host may fetch through this very handler
+    if (/[.=]/.test(url.pathname.replace(/\/+$/, "").split("/").pop())) return null;
     if (space === null) {
       const found = await fetchFile(SPACE);
       if (found === null) return null; // a build without the description: the rewrite rules answer
