@@ -24,8 +24,8 @@ def spec(site: Served) -> dict:
 
 def allowed_values(spec: dict, route: ListRoute, flt: Filter) -> list[str]:
     parameters = spec["paths"][route.path]["get"]["parameters"]
-    schema = next(p["schema"] for p in parameters if p["name"] == flt.name)
-    return [str(v) for v in schema.get("enum", [])]
+    parameter = next(p for p in parameters if p["name"] == flt.name)
+    return [str(v) for v in parameter["schema"].get("enum", parameter.get("x-published-values", []))]
 
 
 def crawl(site: Served, url: str, limit: int = 10_000) -> tuple[list[dict], dict]:

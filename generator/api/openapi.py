@@ -149,8 +149,11 @@ def _list_operation(route: ListRoute, domains: dict[str, list[str]], schemas: Sc
         else:
             schema = {"type": "string", "enum": values}
             description += FRONT_DOOR_VALUES
-        parameters.append({"name": flt.name, "in": "query", "required": False, "description": description,
-                           "schema": schema})
+        parameter = {"name": flt.name, "in": "query", "required": False, "description": description,
+                     "schema": schema}
+        if flt.kind in ("ladder", "year"):  # the values that have files (path-style URLs, rewrite-only hosts)
+            parameter["x-published-values"] = [int(v) for v in values]
+        parameters.append(parameter)
     parameters.append({"name": SORT_PARAM, "in": "query", "required": False,
                        "description": "Order; a leading - means descending. Nulls sort last, ties by a unique key.",
                        "schema": {"type": "string", "enum": list(route.sort_values), "default": route.default_sort}})
