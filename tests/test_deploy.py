@@ -24,6 +24,8 @@ from generator.cli import main
 from .conftest import ROOT, TINY
 
 NODE_MODULES = ROOT / "node_modules"
+BOOKKEEPING = {".company-ipo-api", ".company-ipo-api.digests", ".company-ipo-api.units"}
+"""The generator's files at the top of the output, which no deploy publishes."""
 
 
 def _free_port() -> int:
@@ -98,10 +100,12 @@ def test_s3_sync_uploads_only_what_a_rebuild_changed(tmp_path: Path, s3: dict[st
     dist = tmp_path / "dist"
     runner = CliRunner()
     assert runner.invoke(main, ["build", "--data", str(data), "--out", str(dist), "--quiet"]).exit_code == 0
+    assert {p.name for p in dist.glob(".*")} == BOOKKEEPING
+    (dist / ".company-ipo-api.later.json").write_text("{}")  # bookkeeping that a content type's include matches
     _aws(s3, "s3api", "create-bucket", "--bucket", "site")
     uploaded, deleted = _deploy(s3, dist)
     assert uploaded == _published(dist) and not deleted
-    assert _keys(s3) == _published(dist)
+    assert _keys(s3) == _published(dist) and not any(key.startswith(".") for key in _keys(s3))
     for key, content_type in (("api/companies/figma.json", "application/json; charset=utf-8"),
                               ("api/errors/not-found.json", "application/problem+json; charset=utf-8"),
                               ("index.html", "text/html; charset=utf-8"),
@@ -210,6 +214,43 @@ def test_netlify_dev_offline_serves_the_rewrites_like_serve(tmp_path: Path, tiny
     assert statuses.count(200) >= 30 and statuses.count(404) >= 5  # both files and misses were compared
 
 
+NETLIFY_DEPLOY_JS = NETLIFY_CLI.parent.parent / "netlify-cli" / "dist" / "commands" / "deploy" / "deploy.js"
+
+
+def test_netlify_deploy_leaves_out_the_bookkeeping_dotfiles(tiny_build: Path) -> None:
+    """The files ``netlify deploy`` uploads, by the pinned netlify-cli's own deploy filter (names starting with a
+    dot are left out; Netlify's git-connected deploys do the same): every published file, no bookkeeping."""
+    if not NETLIFY_DEPLOY_JS.is_file() or shutil.which("node") is None:
+        pytest.skip("netlify-cli not installed (scripts/test: npm ci --ignore-scripts in tests/netlify/dev)")
+    done = subprocess.run([shutil.which("node") or "node", str(ROOT / "tests" / "netlify" / "deploy_filter.cjs"),
+                           str(NETLIFY_DEPLOY_JS), str(tiny_build)], capture_output=True, text=True, check=True)
+    assert {p.name for p in tiny_build.glob(".*")} == BOOKKEEPING
+    assert set(json.loads(done.stdout)) == _published(tiny_build) - {"_headers"}  # netlify.toml has the headers
+
+
+CLOUDFLARE_SITE = "rm -rf site && cp -al dist site && rm site/.company-ipo-api*"
+"""docs/deploy.md: what Cloudflare Pages gets, the output without its bookkeeping (wrangler uploads dotfiles)."""
+
+
+def _cloudflare_site(folder: Path, build: Path, headers: bool = False) -> Path:
+    """``folder/dist`` (a copy of ``build``, with the ``_headers`` file written as documented if ``headers``) and
+    ``folder/site`` made from it by the documented command."""
+    shutil.copytree(build, folder / "dist")
+    if headers:
+        result = CliRunner().invoke(main, ["cloudflare-headers", "--out", str(folder / "dist" / "_headers")])
+        assert result.exit_code == 0, result.output
+    subprocess.run(["bash", "-c", CLOUDFLARE_SITE], cwd=folder, check=True)
+    return folder / "site"
+
+
+def test_the_cloudflare_site_is_the_output_without_its_bookkeeping(tmp_path: Path, tiny_build: Path) -> None:
+    site = _cloudflare_site(tmp_path, tiny_build)
+    files = {p.relative_to(site).as_posix() for p in site.rglob("*") if p.is_file()}
+    assert files == _published(tmp_path / "dist") and not files & BOOKKEEPING
+    assert {p.name for p in (tmp_path / "dist").glob(".*")} == BOOKKEEPING  # kept for the next build
+    assert (site / "index.html").stat().st_ino == (tmp_path / "dist" / "index.html").stat().st_ino  # hard links
+
+
 def test_nginx_include_mode_inside_an_existing_http_block(tmp_path: Path, tiny_build: Path) -> None:
     """``nginx-conf --include``: the maps and server block, included in a host's own http block, serve the URL
     table like the rewrite layer."""
@@ -271,18 +312,18 @@ def test_wrangler_pages_dev_serves_path_style_urls_with_headers(tmp_path: Path, 
     URLs are served as files with CORS and caching, error documents as problem+json; query strings are ignored
     (Cloudflare Pages has no query rewrites), so the query-string form of a listing is not available there."""
     _namespace_or_skip(WRANGLER, "npm ci in tests/cloudflare")
-    site = tmp_path / "site"
-    shutil.copytree(tiny_build, site / "dist")
-    result = CliRunner().invoke(main, ["cloudflare-headers", "--out", str(site / "dist" / "_headers")])
-    assert result.exit_code == 0, result.output
-    files = sorted(p.relative_to(site / "dist").as_posix() for p in (site / "dist").rglob("*.json")
+    folder = tmp_path / "cloudflare"
+    folder.mkdir()
+    site = _cloudflare_site(folder, tiny_build, headers=True)
+    files = sorted(p.relative_to(site).as_posix() for p in site.rglob("*.json")
                    if p.is_file() and "/errors/" not in p.as_posix())[::40]
     urls = [f"/{f}" for f in files] + ["/api/errors/not-found.json", "/api/export/csv/companies.csv"]
-    table = _dev_table(tmp_path, site, urls, [str(WRANGLER), "pages", "dev", "dist", "--ip", "127.0.0.1",
-                                              "--port", "8788"], "8788")
+    table = _dev_table(tmp_path, folder, urls + [f"/{name}" for name in sorted(BOOKKEEPING)],
+                       [str(WRANGLER), "pages", "dev", "site", "--ip", "127.0.0.1", "--port", "8788"], "8788")
+    assert all(table[f"/{name}"]["status"] == 404 for name in BOOKKEEPING), table
     for url in urls:
         got = table[url]
-        body = (site / "dist" / url.lstrip("/")).read_bytes()
+        body = (site / url.lstrip("/")).read_bytes()
         assert (got["status"], got["sha256"]) == (200, hashlib.sha256(body).hexdigest()), url
         assert got["access-control-allow-origin"] == "*" and got["cache-control"].startswith("public, max-age="), url
     assert table["/api/errors/not-found.json"]["content-type"] == "application/problem+json; charset=utf-8"
@@ -307,6 +348,6 @@ def test_deploy_docs_name_the_commands_the_tests_run() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     for command in ("scripts/deploy-s3 dist s3://", "cloudflare-headers --out dist/_headers", "nginx-conf --root",
                     "--include", "netlify dev --offline --internal-disable-edge-functions", "--changes",
-                    "PYTHON_VERSION", "wrangler pages dev dist"):
+                    "PYTHON_VERSION", "wrangler pages dev site", CLOUDFLARE_SITE, "wrangler pages deploy site"):
         assert command in docs, command
     assert "docs/deploy.md" in readme and "scripts/deploy-s3" in readme
