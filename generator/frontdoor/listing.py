@@ -73,7 +73,7 @@ class Listing:
             return found
         if kind == "year":
             text = raw.strip()
-            if not (text.isdigit() and len(text) == 4):
+            if not re.fullmatch(r"[0-9]{4}", text):  # ASCII digits only ("²²²²" is not a year)
                 raise Invalid([{"name": name, "reason": "a year, four digits"}], f"`{name}`: {raw!r} is not a year")
             return int(text)
         folded = slugify(raw)
