@@ -145,7 +145,8 @@ def build(config: BuildConfig, progress: Progress = lambda _: None) -> BuildRepo
     """Validate the dataset, then write the whole API into ``config.out_dir`` atomically.
 
     One build at a time per output (a second one fails at once with ``OutputError``); an operating-system error
-    (a full disk, a permission) becomes an ``OutputError`` of one line that says the previous output is intact.
+    (a full disk, a permission) becomes an ``OutputError`` of one line that says what became of the previous output
+    (intact, or that there was none).
     """
     _preflight(config.data_dir)  # before anything is created: a missing dataset leaves no folder and no lock
     out = real_output(config.out_dir)
