@@ -65,7 +65,9 @@ CsvBool = Annotated[bool, BeforeValidator(_csv_bool), Field(description="true or
 Basis = Literal["sec-filing", "company-report", "exchange-data", "press-report", "estimate"]
 """Where a figure comes from. ``estimate`` marks a figure that is not a disclosed number."""
 
-CompanyStatus = Literal["public", "private", "acquired", "closed"]
+CompanyStatus = Literal["public", "private", "acquired", "closed", "delisted"]
+"""``delisted``: listed once (an IPO on record) and holding no current listing in the sources: delisted, renamed
+under another ticker or taken over without the sources saying which; the old ticker stays on the IPO record."""
 ListingKind = Literal["ipo", "direct-listing", "spac-merger"]
 IpoStatus = Literal["pipeline", "filed", "upcoming", "listed", "withdrawn", "postponed"]
 RoundStage = Literal[

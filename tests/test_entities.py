@@ -1,0 +1,98 @@
+"""One company, one record: the identity counts of an import of every real file in ../shared/data (each printed),
+the identity decisions file, and that the counts can fail."""
+
+from __future__ import annotations
+
+import csv
+import shutil
+from pathlib import Path
+
+import pytest
+
+from generator.importers import import_files
+from generator.importers.identity import DECISIONS, REVIEW
+from tests import entities
+from tests.conftest import SHARED_DATA
+
+pytestmark = pytest.mark.skipif(not SHARED_DATA.exists(), reason="needs ../shared/data")
+QUIET = lambda _: None  # noqa: E731
+
+
+@pytest.fixture(scope="module")
+def real(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    into = tmp_path_factory.mktemp("real") / "canonical"
+    import_files("auto", [SHARED_DATA], into, QUIET)
+    return into
+
+
+def test_one_company_one_record_on_the_real_files(real: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    counts = entities.measure(real, SHARED_DATA)
+    with capsys.disabled():
+        print("\nidentity counts of the real-data import:")
+        for name, found in counts.items():
+            print(f"  {name}: {len(found)}" + "".join(f"\n      {line}" for line in found[:5]))
+    assert {name: found for name, found in counts.items() if found} == {}
+
+
+def test_the_examples_of_the_issue_land_on_the_right_records(real: Path) -> None:
+    companies = {r["slug"]: r for r in entities.rows(real, "companies")}
+    ipos = entities.rows(real, "ipos")
+    branch = {(r["headquarters_city"], r["valuation_usd"]) for r in companies.values() if r["name"] == "Branch"}
+    assert branch == {("Redwood City", "4000000000"), ("Columbus", "1050000000")}
+    by_id = {r["id"]: r for r in companies.values()}
+    omab = {by_id[i["company_id"]]["cik"] for i in ipos if i["ticker"] == "OMAB" and i["status"] == "listed"}
+    assert omab == {"1378239"}  # Grupo Aeroportuario del Centro Norte's 2006 IPO on the CIK's record
+    tenku = [by_id[i["company_id"]] for i in ipos if i["ticker"] == "TENKU" and i["status"] == "listed"]
+    assert [c["cik"] for c in tenku] == ["1851484"]  # the SPAC that holds the CIK, not a new company
+    fact_ii = next(c for c in companies.values() if c["name"] == "FACT II Acquisition Corp.")
+    assert (fact_ii["status"], fact_ii["ticker"]) == ("public", "FACTU")  # listed 2024, after the ticker lists
+    dct = next(c for c in companies.values() if c["name"] == "DCT Industrial Trust")
+    assert dct["status"] == "delisted" and dct["cik"] == ""  # its ticker is Duck Creek's now: kept apart
+    review = list(csv.DictReader((real / REVIEW).open(encoding="utf-8")))
+    assert {"branch", "branch-2"} <= {r["slug"] for r in review} | {r["other_slug"] for r in review}
+
+
+def test_reimporting_the_real_files_changes_nothing(real: Path, tmp_path: Path) -> None:
+    copy = tmp_path / "copy"
+    shutil.copytree(real, copy)
+    result = import_files("auto", [SHARED_DATA], copy, QUIET)
+    assert result.changed == []
+
+
+def test_a_decision_joins_what_the_cities_kept_apart(tmp_path: Path) -> None:
+    src = tmp_path / "src"
+    src.mkdir()
+    lines = (SHARED_DATA / "unicorns" / "cbinsights_unicorns_2025-01-07.csv").read_bytes().split(b"\n")
+    (src / "cbinsights_unicorns_x.csv").write_bytes(b"\n".join([lines[0], *(x for x in lines if x.startswith(
+        b"Branch,"))]) + b"\n")
+    first = tmp_path / "first"
+    result = import_files("auto", [src], first, QUIET)
+    assert result.review == 1 and result.report.kept_apart
+    (row,) = list(csv.DictReader((first / REVIEW).open(encoding="utf-8")))
+    decided = tmp_path / "decided"
+    decided.mkdir()
+    with (decided / DECISIONS).open("w", encoding="utf-8", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(row.keys())
+        writer.writerow([*list(row.values())[:-1], "same"])
+    result = import_files("auto", [src], decided, QUIET)
+    assert result.review == 0
+    (branch,) = entities.rows(decided, "companies")
+    assert branch["headquarters_city"] == row["other_city"]
+
+
+def test_the_counts_can_fail(tmp_path: Path) -> None:
+    folder = tmp_path / "data"
+    shutil.copytree(Path(__file__).resolve().parent.parent / "data", folder)
+    companies = entities.rows(folder, "companies")
+    with (folder / "companies.csv").open("w", encoding="utf-8", newline="") as handle:
+        writer = csv.DictWriter(handle, companies[0].keys(), lineterminator="\n")
+        writer.writeheader()
+        public = next(c for c in companies if c["status"] == "public" and c["listing_date"])
+        public["status"] = "private"
+        writer.writerows(companies)
+    rounds = entities.rows(folder, "funding_rounds")
+    with (folder / "funding_rounds.csv").open("a", encoding="utf-8", newline="") as handle:
+        twin = {**rounds[0], "id": "99999", "stage": "undisclosed"}
+        csv.DictWriter(handle, rounds[0].keys(), lineterminator="\n").writerow(twin)
+    assert entities.private_with_listing(folder) and entities.repeated_rounds(folder)
