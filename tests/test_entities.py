@@ -96,3 +96,21 @@ def test_the_counts_can_fail(tmp_path: Path) -> None:
         twin = {**rounds[0], "id": "99999", "stage": "undisclosed"}
         csv.DictWriter(handle, rounds[0].keys(), lineterminator="\n").writerow(twin)
     assert entities.private_with_listing(folder) and entities.repeated_rounds(folder)
+
+
+def test_the_date_joined_is_published_with_its_source(real: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Every unicorn-list row's date joined is on a record with its name (CB Insights first: the newer list)."""
+    from tests import sources
+
+    tables = {"companies": [{**r, "unicorn_date": sources.dt.date.fromisoformat(r["unicorn_date"])
+                             if r["unicorn_date"] else None} for r in entities.rows(real, "companies")]}
+    check = sources.FieldCheck("unicorn date joined", "CB Insights 2025-01")
+    cb = sources.cb_unicorns(SHARED_DATA)
+    for company in tables["companies"]:
+        theirs = cb.get(sources.norm(company["name"]))
+        if theirs and company["unicorn_date"] is not None and company["unicorn_date_source"].startswith("CB"):
+            check.record(company["name"], company["unicorn_date"], theirs["joined"],
+                         company["unicorn_date"] == theirs["joined"])
+    with capsys.disabled():
+        print(f"\nreal import: {check.line()}")
+    assert check.checked >= 1000 and check.rate >= 0.99, check.disagreements[:10]
