@@ -114,3 +114,27 @@ def test_the_date_joined_is_published_with_its_source(real: Path, capsys: pytest
     with capsys.disabled():
         print(f"\nreal import: {check.line()}")
     assert check.checked >= 1000 and check.rate >= 0.99, check.disagreements[:10]
+
+
+def test_a_former_name_decided_once_finds_the_renamed_company(tmp_path: Path) -> None:
+    """Facebook's 2012 IPO (IPOScoop, ticker FB, no CIK) lands on Meta Platforms (CIK 1326801, META) once
+    identities.csv says Facebook is Meta; without the decision they are two records."""
+    import json
+
+    src = tmp_path / "src"
+    src.mkdir()
+    tickers = json.loads((SHARED_DATA / "edgar" / "company_tickers.json").read_text(encoding="utf-8"))
+    (src / "company_tickers.json").write_text(json.dumps({k: v for k, v in tickers.items() if v["ticker"] == "META"}))
+    lines = (SHARED_DATA / "iposcoop-ipos-2000-2018" / "ipos.csv").read_bytes().split(b"\n")
+    (src / "ipos.csv").write_bytes(b"\n".join([lines[0], *(x for x in lines if b",FB," in x)]) + b"\n")
+    apart, joined = tmp_path / "apart", tmp_path / "joined"
+    import_files("auto", [src], apart, QUIET)
+    assert len(entities.rows(apart, "companies")) == 2
+    joined.mkdir()
+    (joined / DECISIONS).write_text("name,city,slug,other_name,other_city,other_slug,reason,decision\n"
+                                    "Facebook,,,Meta Platforms Inc.,,,,same\n", encoding="utf-8")
+    import_files("auto", [src], joined, QUIET)
+    (meta,) = entities.rows(joined, "companies")
+    (ipo,) = entities.rows(joined, "ipos")
+    assert (meta["cik"], meta["ticker"], meta["status"]) == ("1326801", "META", "public")
+    assert (ipo["ticker"], ipo["listing_date"], ipo["company_id"]) == ("FB", "2012-05-18", meta["id"])

@@ -201,7 +201,9 @@ def test_importing_into_a_curated_folder_adds_and_never_overwrites_it(tmp_path: 
     shared = set(curated) & set(by_cik)
     assert shared, "the slice should name companies the embedded dataset has"
     for cik in shared:
-        assert by_cik[cik] == curated[cik]  # hand-curated values have no provenance: nothing is overwritten
+        # hand-curated values have no provenance: nothing is overwritten (columns the file left out are written empty)
+        assert {c: by_cik[cik][c] for c in curated[cik]} == curated[cik]
+        assert not any(v for c, v in by_cik[cik].items() if c not in curated[cik])
     assert len(rows) == len(curated) + sum(1 for cik in by_cik if cik not in curated) + sum(
         1 for r in rows if not r["cik"])
     assert len({r["slug"] for r in rows}) == len(rows)

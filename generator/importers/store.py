@@ -162,7 +162,8 @@ def _csv(columns: list[str], rows: object) -> str:
 
 
 def _read(path: Path, columns: list[str]) -> list[tuple[int, dict[str, str]]]:
-    """Rows of a canonical CSV; its header must be the model's columns (a missing file has no rows)."""
+    """Rows of a canonical CSV; its header must be the model's columns, of which trailing ones may be left out (as
+    the loader allows: they read empty); a missing file has no rows."""
     if not path.exists():
         return []
     text = path.read_bytes().decode("utf-8")
@@ -170,13 +171,13 @@ def _read(path: Path, columns: list[str]) -> list[tuple[int, dict[str, str]]]:
     header = next(reader, None)
     if header is None:
         return []
-    if header != columns:
+    if not header or header != columns[: len(header)]:
         raise SourceError(path, 1, f"header must be {','.join(columns)} (found {','.join(header)})")
     rows = []
     for values in reader:
         if not values:
             continue
-        if len(values) != len(columns):
-            raise SourceError(path, reader.line_num, f"expected {len(columns)} fields, found {len(values)}")
-        rows.append((reader.line_num, dict(zip(columns, values, strict=True))))
+        if len(values) != len(header):
+            raise SourceError(path, reader.line_num, f"expected {len(header)} fields, found {len(values)}")
+        rows.append((reader.line_num, dict.fromkeys(columns, "") | dict(zip(header, values, strict=True))))
     return rows
