@@ -330,6 +330,7 @@ def _unicorns(tables: dict[str, list[dict]], companies: dict[int, dict], shared:
     as_of_cb = dt.date(2025, 1, 7)
     valuation = FieldCheck("unicorn valuation", "CB Insights 2025-01")
     joined = FieldCheck("unicorn: not $1B+ earlier", "CB Insights 2025-01")
+    date_joined = FieldCheck("unicorn date joined", "CB Insights 2025-01")
     founded = FieldCheck("founded year", "Maven+Crunchbase")
     city = FieldCheck("headquarters city", "CB Insights+Maven")
     country = FieldCheck("headquarters country", "CB Insights+Maven")
@@ -348,6 +349,9 @@ def _unicorns(tables: dict[str, list[dict]], companies: dict[int, dict], shared:
                 # we may lack the round that made it a unicorn, so a later first $1B figure is consistent; an
                 # earlier one (by more than a month) contradicts the source
                 joined.record(c["name"], first, theirs["joined"], (theirs["joined"] - first).days <= 31)
+        if theirs and c.get("unicorn_date") is not None:
+            date_joined.record(c["name"], c["unicorn_date"], theirs["joined"],
+                               abs((c["unicorn_date"] - theirs["joined"]).days) <= 31)
         years = {src[key]["founded"] for src in (maven, crunch) if key in src and src[key]["founded"]}
         if key in maven and len(years) == 1 and c["founded_year"] is not None:
             (year,) = years
@@ -360,4 +364,4 @@ def _unicorns(tables: dict[str, list[dict]], companies: dict[int, dict], shared:
             theirs = country_names.get(cb[key]["country"].lower())
             if theirs:
                 country.record(c["name"], c["country"], cb[key]["country"], c["country"] == theirs)
-    return [valuation, joined, founded, city, country]
+    return [valuation, joined, date_joined, founded, city, country]

@@ -99,6 +99,11 @@ class Analysis(Out):
     methodology: dict[str, str] = Field(description="how each metric is computed")
 
 
+class Unicorn(Out):
+    date_joined: dt.date = Field(description="first valued at $1B or more, as the list dates it (month precision)")
+    source: str = Field(description="the unicorn list that gives the date")
+
+
 class CompanyProfile(Out):
     id: int
     slug: str
@@ -123,3 +128,4 @@ class CompanyProfile(Out):
     analysis: Analysis
     valuation_is_current: bool = Field(description=CURRENT)
     valuation_currency_converted_from: str | None = Field(description=CONVERTED)
+    unicorn: Unicorn | None = Field(description="when a unicorn list says the company was first valued at $1B")

@@ -34,7 +34,8 @@ Conventions:
 Derived figures:
 - **Current valuation**: a public company's market capitalisation and a private company's latest valuation are
   current unless `companies.valuation_is_current` is false; an acquired company's figure (acquisition price or
-  last private mark) and a closed company's last mark are history. The API's `valuation_usd` in listings,
+  last private mark), a closed company's last mark and a delisted company's last figure are history; `delisted`
+  is a company listed once (an IPO on record) that holds no current listing. The API's `valuation_usd` in listings,
   `sort=valuation`, `minValuation`, sector ranks and industry totals use current valuations only; the last known
   figure stays in the profile (`valuation_usd` with `valuation_is_current` false).
 - **Funding totals**: `total_raised_usd` sums rounds of new equity (`transaction` equity, convertible notes

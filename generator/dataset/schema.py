@@ -65,7 +65,9 @@ CsvBool = Annotated[bool, BeforeValidator(_csv_bool), Field(description="true or
 Basis = Literal["sec-filing", "company-report", "exchange-data", "press-report", "estimate"]
 """Where a figure comes from. ``estimate`` marks a figure that is not a disclosed number."""
 
-CompanyStatus = Literal["public", "private", "acquired", "closed"]
+CompanyStatus = Literal["public", "private", "acquired", "closed", "delisted"]
+"""``delisted``: listed once (an IPO on record) and holding no current listing in the sources: delisted, renamed
+under another ticker or taken over without the sources saying which; the old ticker stays on the IPO record."""
 ListingKind = Literal["ipo", "direct-listing", "spac-merger"]
 IpoStatus = Literal["pipeline", "filed", "upcoming", "listed", "withdrawn", "postponed"]
 RoundStage = Literal[
@@ -168,6 +170,11 @@ class Company(Row):
     valuation_currency_converted_from: CurrencyCode | None = Field(
         None, description="currency the valuation was reported in when valuation_usd is converted"
     )
+    unicorn_date: Date | None = Field(
+        None, description="date the company was first valued at $1B or more, as a unicorn list dates it (its "
+        "'date joined'; month precision in the lists)"
+    )
+    unicorn_date_source: Text | None = Field(None, description="the list that gives unicorn_date")
 
     @field_validator("slug")
     @classmethod
@@ -184,6 +191,8 @@ class Company(Row):
             raise ValueError("valuation_usd and valuation_basis go together")
         if self.status == "acquired" and self.acquirer is None:
             raise ValueError("an acquired company needs acquirer")
+        if (self.unicorn_date is None) != (self.unicorn_date_source is None):
+            raise ValueError("unicorn_date and unicorn_date_source go together")
         return self
 
 
@@ -397,7 +406,8 @@ class Provenance(Row):
     source: Slug = Field(description="importer that gave the values, e.g. edgar, crunchbase")
     basis: Basis
     fields: Text = Field(description="semicolon-separated columns whose current value comes from this source; "
-                         "`*`: the source describes the record (it may have given no value that stayed)")
+                         "`*`: the source describes the record (it may have given no value that stayed); "
+                         "`repeated-rows:N`: N further rows of the source repeated it and were merged into it")
 
 
 PROVENANCE = Table("provenance", Provenance, ("table", "record", "source", "basis"))

@@ -20,6 +20,7 @@ from generator.dataset.schema import RESERVED_SLUGS
 from generator.importers import crunchbase, edgar, edgar_sectors, investors, iposcoop, nasdaq, unicorns
 from generator.importers.base import Context, Fact, Source, SourceError
 from generator.importers.finalize import finalize
+from generator.importers.identity import REVIEW, Decisions, render_review, review_pairs
 from generator.importers.merge import Merger, Report
 from generator.importers.store import Store
 
@@ -74,6 +75,8 @@ class ImportResult:
     rows: dict[str, int]
     merged_companies: int
     """Companies that two sources or more describe."""
+    review: int = 0
+    """Pairs of records kept apart and listed in ``identity-review.csv`` for a person to decide."""
     source_sets: dict[str, int] = field(default_factory=dict)
     """'edgar+nasdaq' -> number of companies described by exactly those sources."""
     not_imported: list[Path] = field(default_factory=list)
@@ -142,14 +145,18 @@ def _import(source: str, paths: list[Path], into: Path, progress: Callable[[str]
 
     steps, unknown = plan(source, paths)
     store = Store.load(into)
-    merger = Merger(store, RESERVED_SLUGS)
+    ticker_lists = frozenset(f.source.name for f in FORMATS.values() if f.source.current_tickers)
+    decisions = Decisions.load(into)
+    merger = Merger(store, RESERVED_SLUGS, ticker_lists, decisions)
     context = Context()
     for name, path in steps:
         fmt = FORMATS[name]
         progress(f"{name}: {path}")
         for fact in fmt.read(path, context):
             merger.apply(fact, fmt.source)
-    fixes = finalize(store, sorted({FORMATS[name].source.description for name, _ in steps}))
+    fixes = finalize(store, sorted({FORMATS[name].source.description for name, _ in steps}), ticker_lists)
+    pairs = review_pairs(store.rows["companies"], decisions)
+    store.extra[REVIEW] = render_review(pairs)
     staging = into / ".import-staging"
     shutil.rmtree(staging, ignore_errors=True)
     files = store.render()
@@ -162,5 +169,5 @@ def _import(source: str, paths: list[Path], into: Path, progress: Callable[[str]
     source_sets = Counter("+".join(sorted(store.sources_of("companies", key))) for key in store.rows["companies"])
     merged = sum(n for sources, n in source_sets.items() if "+" in sources)
     rows = {name: len(table) for name, table in store.rows.items()}
-    return ImportResult(steps, merger.report, context, dict(fixes), changed, rows, merged, dict(source_sets),
-                        unknown)
+    return ImportResult(steps, merger.report, context, dict(fixes), changed, rows, merged, len(pairs),
+                        dict(source_sets), unknown)

@@ -34,6 +34,8 @@ class Source:
     """Canonical ``Basis`` of the values this source gives."""
     description: str
     """One line for ``dataset.json`` ``sources``."""
+    current_tickers: bool = False
+    """Its tickers are the current listings of a ticker list (not a listing on a date)."""
 
 
 @dataclass

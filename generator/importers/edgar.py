@@ -31,7 +31,8 @@ from generator.importers.base import (
     ticker,
 )
 
-SOURCE = Source("edgar", "sec-filing", "SEC EDGAR company ticker lists and filing indexes (sec.gov)")
+SOURCE = Source("edgar", "sec-filing", "SEC EDGAR company ticker lists and filing indexes (sec.gov)",
+                current_tickers=True)
 FORMS = frozenset(get_args(FilingForm))
 CREATES_COMPANY = frozenset({"D", "D/A", "S-1", "S-1/A", "F-1", "F-1/A", "DRS", "424B4", "424B1", "RW"})
 _FORM_IDX_HEADER = ("Form Type", "Company Name", "CIK", "Date Filed", "File Name")

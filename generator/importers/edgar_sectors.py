@@ -11,7 +11,8 @@ from pathlib import Path
 from generator.importers.base import Cells, CompanyFact, Context, Fact, Source, csv_rows, display_name, ticker
 
 SOURCE = Source("edgar-sectors", "exchange-data",
-                "EDGAR-derived sector, industry and country table (stock_sector_info.csv, edgar-crawler)")
+                "EDGAR-derived sector, industry and country table (stock_sector_info.csv, edgar-crawler)",
+                current_tickers=True)
 COLUMNS = ["cik", "name", "ticker", "exchange", "industry", "sector", "country"]
 
 

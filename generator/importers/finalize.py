@@ -6,6 +6,7 @@ replaces it later) and counted in the report: nothing that did not map is hidden
 
 from __future__ import annotations
 
+import bisect
 import datetime as dt
 from collections import Counter
 
@@ -30,8 +31,78 @@ def _fill(store: Store, table: str, key: str, column: str, value: str, fixes: Co
     fixes[why] += 1
 
 
-def finalize(store: Store, sources: list[str]) -> Counter[str]:
+LIST_WINDOW_DAYS = 60
+LIST_SHARE = 2 / 3
+
+
+def ticker_list_date(store: Store, ticker_lists: frozenset[str]) -> str:
+    """The date the imported ticker lists stand at, as their content shows it ('' when no list was imported).
+
+    Nearly every company listed before a list's date is on it under its IPO ticker; almost none listed after it
+    is (only companies that traded elsewhere before their IPO). So the date is the latest listing, among those a
+    list confirms, at which at least ``LIST_SHARE`` of the listings of the ``LIST_WINDOW_DAYS`` before it are
+    confirmed too. A listing up to that date whose ticker no list holds is no current listing."""
+    companies = store.rows["companies"]
+    every, confirmed = [], []
+    for ipo in store.rows["ipos"].values():
+        if ipo["status"] != "listed" or not ipo["ticker"] or not ipo["listing_date"]:
+            continue
+        every.append(ipo["listing_date"])
+        owner = store.owner("companies", ipo["company_id"], "ticker")
+        if ipo["ticker"] == companies[ipo["company_id"]]["ticker"] and owner and owner[0] in ticker_lists:
+            confirmed.append(ipo["listing_date"])
+    every.sort()
+    confirmed.sort()
+    for day in reversed(confirmed):
+        start = (dt.date.fromisoformat(day) - dt.timedelta(days=LIST_WINDOW_DAYS)).isoformat()
+        listed = bisect.bisect_right(every, day) - bisect.bisect_right(every, start)
+        on_list = bisect.bisect_right(confirmed, day) - bisect.bisect_right(confirmed, start)
+        if on_list >= LIST_SHARE * listed:
+            return day
+    return ""
+
+
+def derive_status(store: Store, ticker_lists: frozenset[str], fixes: Counter[str]) -> None:
+    """Status from the evidence, for every company whose status a source gave or ``import`` filled (hand-curated
+    ones keep theirs): acquired and closed stay; a company listed once (an IPO listed, or a source saying public)
+    is ``public`` while it holds a current listing (a ticker a ticker list gives it, or a listing newer than the
+    lists) and ``delisted`` otherwise; its old ticker stays on its IPO record."""
+    companies = store.rows["companies"]
+    as_of = ticker_list_date(store, ticker_lists)
+    listed: dict[str, str] = {}
+    for ipo in store.rows["ipos"].values():
+        if ipo["status"] == "listed" and ipo["listing_date"] > listed.get(ipo["company_id"], ""):
+            listed[ipo["company_id"]] = ipo["listing_date"]
+    for key, row in companies.items():
+        owner = store.owner("companies", key, "status")
+        if (owner is None and row["status"]) or row["status"] in ("acquired", "closed"):
+            continue
+        if row["status"] != "public" and key not in listed:
+            continue
+        ticker_owner = store.owner("companies", key, "ticker")
+        on_list = ticker_owner is not None and ticker_owner[0] in ticker_lists
+        stale = bool(as_of) and not on_list and listed.get(key, "") <= as_of
+        if row["ticker"] and not stale:
+            if row["status"] != "public":
+                _fill(store, "companies", key, "status", "public", fixes,
+                      "company listed and holding its ticker: public")
+            continue
+        if row["ticker"]:
+            why = "listed company whose ticker is on no ticker list of its date: delisted (ticker kept on its IPO)"
+            for column in ("ticker", "exchange"):
+                if store.owner("companies", key, column) is not None:
+                    row[column] = ""
+                    store.release("companies", key, column)
+        elif key in listed:
+            why = "listed company whose ticker another company holds now: delisted"
+        else:
+            why = "company said public but holding no ticker: delisted"
+        _fill(store, "companies", key, "status", "delisted", fixes, why)
+
+
+def finalize(store: Store, sources: list[str], ticker_lists: frozenset[str] = frozenset()) -> Counter[str]:
     fixes: Counter[str] = Counter()
+    derive_status(store, ticker_lists, fixes)
     for key, row in store.rows["companies"].items():
         if not row["sector"]:
             _fill(store, "companies", key, "sector", UNCLASSIFIED, fixes, "company sector not given or not mapped")
@@ -40,9 +111,6 @@ def finalize(store: Store, sources: list[str]) -> Counter[str]:
                   "company country not given or not mapped")
         if not row["status"]:
             _fill(store, "companies", key, "status", "private", fixes, "company status not given: private")
-        if row["status"] == "public" and not row["ticker"]:
-            _fill(store, "companies", key, "status", "private", fixes,
-                  "company said public but no free ticker: written as private")
         if row["status"] == "public" and not row["exchange"]:
             _fill(store, "companies", key, "exchange", EXCHANGE_NOT_REPORTED, fixes, "ticker without exchange")
         if row["status"] == "acquired" and not row["acquirer"]:

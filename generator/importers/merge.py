@@ -12,7 +12,6 @@ New ids are the next free integers in the order facts arrive, so the same files 
 from __future__ import annotations
 
 import datetime as dt
-import re
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -27,32 +26,21 @@ from generator.importers.base import (
     Source,
     slugify,
 )
+from generator.importers.identity import (
+    SAME_LISTING_DAYS,
+    Decisions,
+    cities_differ,
+    names_agree,
+    normalise,
+    registered_for,
+    share_ticker,
+)
 from generator.importers.store import COLUMNS, PLACEHOLDER_SOURCE, Store, record_key
 
 RANK = {"estimate": 1, "press-report": 2, "company-report": 3, "exchange-data": 4, "sec-filing": 5}
 IPO_PROGRESS = {"pipeline": 0, "filed": 1, "postponed": 2, "withdrawn": 2, "upcoming": 3, "listed": 4}
 VALUATION = ("valuation_usd", "valuation_date", "valuation_basis")
-_SUFFIXES = frozenset(
-    ["inc", "incorporated", "corp", "corporation", "co", "company", "ltd", "limited", "llc", "plc", "sa", "ag",
-     "nv", "se", "lp", "the", "holdings", "holding", "group", "de"]
-)
-_WORD = re.compile(r"[a-z0-9]+")
-
-
-def normalise(name: str) -> str:
-    words = _WORD.findall(name.lower().replace("&", " and "))
-    while len(words) > 1 and words[-1] in _SUFFIXES:
-        words.pop()
-    while len(words) > 1 and words[0] == "the":
-        words.pop(0)
-    return " ".join(words)
-
-
-def names_agree(a: str, b: str) -> bool:
-    na, nb = normalise(a), normalise(b)
-    if not na or not nb:
-        return False
-    return na == nb or na.split()[0] == nb.split()[0] or na.startswith(nb) or nb.startswith(na)
+__all__ = ["Merger", "Report", "normalise", "names_agree"]
 
 
 def _days_apart(a: str, b: str) -> int:
@@ -66,13 +54,23 @@ class Report:
     matched: Counter[str] = field(default_factory=Counter)
     """How existing companies were found: cik, ticker, slug, name."""
     conflicts: Counter[str] = field(default_factory=Counter)
+    kept_apart: Counter[str] = field(default_factory=Counter)
+    """Facts not matched to a record that has their name, per rule (a new record was made for them)."""
+    repeated: Counter[str] = field(default_factory=Counter)
+    """Rows a source repeated (same company, date and amount), merged into the first, per table."""
 
 
 class Merger:
-    def __init__(self, store: Store, reserved: frozenset[str] = frozenset()) -> None:
+    def __init__(self, store: Store, reserved: frozenset[str] = frozenset(), ticker_lists: frozenset[str] = frozenset(),
+                 decisions: Decisions | None = None) -> None:
         self.store = store
         self.report = Report()
         self.reserved = reserved
+        self.ticker_lists = ticker_lists
+        """Sources whose tickers are current listings (ticker lists), not a listing on a date."""
+        self.decisions = decisions or Decisions()
+        self.listing_date = ""
+        """The listing date of the company fact being merged ('' if it has none)."""
         companies = store.rows["companies"]
         self.by_cik = {r["cik"]: k for k, r in companies.items() if r["cik"]}
         self.by_ticker = {r["ticker"]: k for k, r in companies.items() if r["ticker"]}
@@ -87,8 +85,13 @@ class Merger:
         for key, row in store.rows["funding_rounds"].items():
             self.rounds.setdefault((row["company_id"], row["announced_date"]), []).append(key)
         self.ipos: dict[str, list[str]] = {}
+        self.listings: dict[str, list[tuple[str, str]]] = {}
+        """Ticker -> (listing date, company) of every listed IPO on record: tickers with the dates they were held."""
         for key, row in store.rows["ipos"].items():
             self.ipos.setdefault(row["company_id"], []).append(key)
+            self._listed(row)
+        self.repeats: dict[tuple[str, str, str, str], str] = {}
+        """(source, company, date, amount) -> the round that source's first such row made or found."""
         self.accessions = {r["accession_number"] for r in store.rows["filings"].values() if r["accession_number"]}
         self.next_id = {name: max((int(k) for k in store.rows[name]), default=0) + 1
                         for name in ("companies", "investors", "funding_rounds", "ipos", "filings")}
@@ -141,49 +144,93 @@ class Merger:
             self.report.updated[table] += 1
 
     def _take_ticker(self, key: str, ticker: str) -> bool:
+        """Make ``key`` the current holder of ``ticker``. A holder whose ticker came from a listing older than the
+        one being merged (``self.listing_date``) hands it over (tickers are reused); a ticker list's holder keeps
+        it (``finalize`` weighs the list's date)."""
         holder = self.by_ticker.get(ticker)
         if holder not in (None, key):
-            self.report.conflicts["ticker held by another company"] += 1
-            return False
+            row = self.store.rows["companies"][holder]
+            owner = self.store.owner("companies", holder, "ticker")
+            newer = self.listing_date and row["listing_date"] and row["listing_date"] < self.listing_date
+            if owner is None or owner[0] in self.ticker_lists or not newer:
+                self.report.conflicts["ticker held by another company"] += 1
+                return False
+            self.report.conflicts["ticker listed again later: moved to the newer listing"] += 1
+            row["ticker"] = ""
+            self.store.release("companies", holder, "ticker")
         old = self.store.rows["companies"][key]["ticker"]
         if old and self.by_ticker.get(old) == key:
             del self.by_ticker[old]
         self.by_ticker[ticker] = key
         return True
 
+    def _listed(self, row: dict[str, str]) -> None:
+        if row["status"] == "listed" and row["ticker"] and row["listing_date"]:
+            held = self.listings.setdefault(row["ticker"], [])
+            if (row["listing_date"], row["company_id"]) not in held:
+                held.append((row["listing_date"], row["company_id"]))
+
     # --- companies -----------------------------------------------------------------------------------------------
+
+    def _by_ticker(self, fact: CompanyFact) -> tuple[str | None, str]:
+        """The company a ticker (with the listing date, when the fact has one) identifies, and the rule that
+        found it (``identity``: evidence 2 to 4)."""
+        companies = self.store.rows["companies"]
+        if fact.date:
+            for listed, key in sorted(self.listings.get(fact.ticker, []), key=lambda e: (e[0], int(e[1]))):
+                if _days_apart(listed, fact.date) <= SAME_LISTING_DAYS and not (fact.cik and companies[key]["cik"]):
+                    return key, "same listing (ticker and date)"
+        key = self.by_ticker.get(fact.ticker)
+        if key is not None:
+            row = companies[key]
+            far = fact.date and row["listing_date"] and _days_apart(fact.date, row["listing_date"]) > 730
+            if names_agree(row["name"], fact.name) and not far and not (fact.cik and row["cik"]):
+                return key, "ticker"
+        named = any(companies[k]["cik"] for k in self.by_name.get(normalise(fact.name), []))
+        if fact.date and not fact.cik and not named:  # a registrant with the fact's own name is the better match
+            for symbol in (fact.ticker, share_ticker(fact.ticker)):
+                key = self.by_ticker.get(symbol) if symbol else None
+                row = companies[key] if key is not None else None
+                if row and row["cik"] and not row["listing_date"] and registered_for(row["cik"], fact.date):
+                    return key, "ticker (or a unit's share ticker) of the CIK registered for the listing"
+        return None, ""
 
     def find_company(self, fact: CompanyFact) -> str | None:
         companies = self.store.rows["companies"]
         if fact.cik and fact.cik in self.by_cik:
             self.report.matched["cik"] += 1
             return self.by_cik[fact.cik]
-        if fact.ticker and fact.ticker in self.by_ticker:
-            key = self.by_ticker[fact.ticker]
-            row = companies[key]
-            far = fact.date and row["listing_date"] and _days_apart(fact.date, row["listing_date"]) > 730
-            if names_agree(row["name"], fact.name) and not far and not (fact.cik and row["cik"]):
-                self.report.matched["ticker"] += 1
+        if fact.ticker:
+            key, rule = self._by_ticker(fact)
+            if key is not None:
+                self.report.matched[rule] += 1
                 return key
         slug = fact.slug
         if slug and slug in self.by_slug and names_agree(companies[self.by_slug[slug]]["name"], fact.name):
             self.report.matched["slug"] += 1
             return self.by_slug[slug]
+        name, city = self.decisions.resolve(fact.name, fact.fields.get("headquarters_city", ""))
         candidates = [
-            k for k in self.by_name.get(normalise(fact.name), [])
+            k for k in self.by_name.get(normalise(name), [])
             if not fact.country or companies[k]["country"] in ("", "xx", fact.country)
             if not (fact.cik and companies[k]["cik"])
         ]
+        apart = [k for k in candidates if cities_differ(city, self.decisions.resolve(
+            companies[k]["name"], companies[k]["headquarters_city"])[1])]
+        candidates = [k for k in candidates if k not in apart]
         if len(candidates) > 1 and fact.country:
             candidates = [k for k in candidates if companies[k]["country"] == fact.country] or candidates
         if len(candidates) > 1:
             self.report.conflicts["name matches several companies (first taken)"] += 1
         if candidates:
-            self.report.matched["name"] += 1
+            self.report.matched["name" if name == fact.name else "name (identities.csv)"] += 1
             return min(candidates, key=int)
+        if apart:
+            self.report.kept_apart["same name, headquarters cities differ"] += 1
         return None
 
     def company(self, fact: CompanyFact, source: Source) -> str | None:
+        self.listing_date = fact.date
         key = self.find_company(fact)
         if key is None:
             if not fact.create or not fact.name:
@@ -241,6 +288,9 @@ class Merger:
         for candidate in self.ipos.get(company, []):
             row = self.store.rows["ipos"][candidate]
             dates = [row[c] for c in ("filed_date", "priced_date", "listing_date") if row[c]]
+            if values.get("listing_date") and row["listing_date"] and _days_apart(
+                    values["listing_date"], row["listing_date"]) > SAME_LISTING_DAYS:
+                continue  # two listings on different days are two IPOs (a SPAC's units, a later re-listing)
             if (values.get("ticker") and values["ticker"] == row["ticker"]) or (
                 own_date and any(_days_apart(own_date, other) <= 550 for other in dates)
             ):
@@ -260,12 +310,20 @@ class Merger:
         self.assign("ipos", key, values, source, source.basis)
         if RANK[source.basis] > RANK[row["basis"]]:
             self.assign("ipos", key, {"basis": source.basis}, source, source.basis)
+        self._listed(row)
 
     def funding_round(self, fact: RoundFact, source: Source) -> str | None:
         company = self.company(fact.company, source)
         if company is None:
             return None
-        date, stage = fact.fields["announced_date"], fact.fields["stage"]
+        date, stage, amount = fact.fields["announced_date"], fact.fields["stage"], fact.fields.get("amount_usd", "")
+        repeat = (source.name, company, date, amount)
+        if amount and repeat in self.repeats:  # a source's row repeating one it gave: the same round, counted once
+            key = self.repeats[repeat]
+            self.report.repeated["funding_rounds"] += 1
+            self.store.repeat("funding_rounds", key, source.name, source.basis)
+            self.assign("funding_rounds", key, fact.fields, source, source.basis, only_empty=True)
+            return key
         existing = [k for k in self.rounds.get((company, date), [])
                     if self.store.rows["funding_rounds"][k]["stage"] in (stage, "undisclosed")]
         if existing:
@@ -273,6 +331,8 @@ class Merger:
         else:
             key = self._new("funding_rounds", {"company_id": company, "basis": source.basis, **fact.fields})
             self.rounds.setdefault((company, date), []).append(key)
+        if amount:
+            self.repeats[repeat] = key
         self.store.mention("funding_rounds", key, source.name, source.basis)
         self.assign("funding_rounds", key, {"company_id": company, **fact.fields}, source, source.basis)
         return key

@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from generator.importers.identity import DECISIONS, REVIEW
+
 if TYPE_CHECKING:
     from generator.importers import ImportResult
 
@@ -17,6 +19,11 @@ def render(result: ImportResult, into: Path) -> str:
     lines.append("  updated: " + (", ".join(f"{t} {n}" for t, n in sorted(report.updated.items())) or "nothing"))
     lines.append("  companies found again by: "
                  + (", ".join(f"{k} {n}" for k, n in sorted(report.matched.items())) or "nothing"))
+    lines.append("  companies kept apart: " + (", ".join(f"{k} {n}" for k, n in sorted(report.kept_apart.items()))
+                                             or "none"))
+    lines.append(f"  pairs listed for review in {REVIEW} (decide them in {DECISIONS}): {result.review}")
+    lines.append("  rows a source repeated, merged into one: "
+                 + (", ".join(f"{t} {n}" for t, n in sorted(report.repeated.items())) or "none"))
     lines.append(f"  companies described by two sources or more: {result.merged_companies}")
     for sources, n in sorted(result.source_sets.items(), key=lambda item: (-item[1], item[0])):
         lines.append(f"    {sources}: {n}")

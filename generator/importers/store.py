@@ -21,6 +21,9 @@ from generator.importers.base import SourceError
 COLUMNS: dict[str, list[str]] = {t.name: list(t.model.model_fields) for t in (*TABLES, PROVENANCE)}
 PLACEHOLDER_SOURCE = "import"
 """Owner of the values ``merge`` fills in where no source said anything (``unclassified``, ``xx``...)."""
+REPEATED = "repeated-rows:"
+"""Provenance token ``repeated-rows:N``: N further rows of the source repeated the record (same company, date and
+amount) and were merged into it instead of counted again."""
 
 
 def record_key(table: Table, row: dict[str, str]) -> str:
@@ -38,6 +41,11 @@ class Store:
     provenance: dict[tuple[str, str], dict[tuple[str, str], set[str]]] = field(default_factory=dict)
     """(table, record key) -> (source, basis) -> columns whose value that source gave."""
     dataset: dict[str, object] | None = None
+    repeated: dict[tuple[str, str, str, str], int] = field(default_factory=dict)
+    """(table, record key, source, basis) -> rows of that source repeating the record (``REPEATED``)."""
+    counting: set[tuple[str, str, str, str]] = field(default_factory=set)
+    extra: dict[str, str] = field(default_factory=dict)
+    """Further files of the folder by name (the identity review), written with the tables."""
 
     # --- provenance ----------------------------------------------------------------------------------------------
 
@@ -60,6 +68,22 @@ class Store:
         """Record that ``source`` describes this record (column ``*``), whether or not it gave a value that stayed."""
         self.provenance.setdefault((table, key), {}).setdefault((source, basis), set()).add("*")
 
+    def release(self, table: str, key: str, column: str) -> None:
+        """No source gives this column's value any more (it was emptied)."""
+        entries = self.provenance.get((table, key), {})
+        for owner, columns in list(entries.items()):
+            columns.discard(column)
+            if not columns:
+                del entries[owner]
+
+    def repeat(self, table: str, key: str, source: str, basis: str) -> None:
+        """One more row of ``source`` repeated this record; the count starts afresh in each import."""
+        entry = (table, key, source, basis)
+        if entry not in self.counting:
+            self.counting.add(entry)
+            self.repeated[entry] = 0
+        self.repeated[entry] += 1
+
     def sources_of(self, table: str, key: str) -> set[str]:
         return {source for source, _ in self.provenance.get((table, key), {}) if source != PLACEHOLDER_SOURCE}
 
@@ -73,7 +97,11 @@ class Store:
                 store.rows[table.name][record_key(table, row)] = row
         for _, row in _read(folder / PROVENANCE.file_name, COLUMNS["provenance"]):
             entries = store.provenance.setdefault((row["table"], row["record"]), {})
-            entries[(row["source"], row["basis"])] = set(row["fields"].split(";"))
+            fields = set(row["fields"].split(";"))
+            for token in [f for f in fields if f.startswith(REPEATED)]:
+                fields.discard(token)
+                store.repeated[(row["table"], row["record"], row["source"], row["basis"])] = int(token[len(REPEATED):])
+            entries[(row["source"], row["basis"])] = fields
         info = folder / "dataset.json"
         if info.exists():
             try:
@@ -96,11 +124,13 @@ class Store:
                 continue
             for (source, basis), columns in entries.items():
                 if columns:
-                    fields = ";".join(sorted(columns))
+                    repeats = self.repeated.get((table, key, source, basis), 0)
+                    fields = ";".join(sorted(columns | ({f"{REPEATED}{repeats}"} if repeats else set())))
                     prov_rows.append({"table": table, "record": key, "source": source, "basis": basis,
                                       "fields": fields})
         prov_rows.sort(key=lambda r: (r["table"], _sort_key(r["record"]), r["source"], r["basis"]))
         files[PROVENANCE.file_name] = _csv(COLUMNS["provenance"], prov_rows)
+        files.update(self.extra)
         if self.dataset is not None:
             files["dataset.json"] = json.dumps(self.dataset, indent=2, ensure_ascii=False) + "\n"
         return files
@@ -132,7 +162,8 @@ def _csv(columns: list[str], rows: object) -> str:
 
 
 def _read(path: Path, columns: list[str]) -> list[tuple[int, dict[str, str]]]:
-    """Rows of a canonical CSV; its header must be the model's columns (a missing file has no rows)."""
+    """Rows of a canonical CSV; its header must be the model's columns, of which trailing ones may be left out (as
+    the loader allows: they read empty); a missing file has no rows."""
     if not path.exists():
         return []
     text = path.read_bytes().decode("utf-8")
@@ -140,13 +171,13 @@ def _read(path: Path, columns: list[str]) -> list[tuple[int, dict[str, str]]]:
     header = next(reader, None)
     if header is None:
         return []
-    if header != columns:
+    if not header or header != columns[: len(header)]:
         raise SourceError(path, 1, f"header must be {','.join(columns)} (found {','.join(header)})")
     rows = []
     for values in reader:
         if not values:
             continue
-        if len(values) != len(columns):
-            raise SourceError(path, reader.line_num, f"expected {len(columns)} fields, found {len(values)}")
-        rows.append((reader.line_num, dict(zip(columns, values, strict=True))))
+        if len(values) != len(header):
+            raise SourceError(path, reader.line_num, f"expected {len(header)} fields, found {len(values)}")
+        rows.append((reader.line_num, dict.fromkeys(columns, "") | dict(zip(header, values, strict=True))))
     return rows

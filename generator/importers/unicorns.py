@@ -4,7 +4,8 @@ dataset (semicolon-separated, March 2022).
 Each row is a private company with a valuation (basis press-report, dated the list's as-of date), country,
 city and industry; Maven adds the founding year. CB Insights' select investors become investors; the list
 does not say in which round they invested, so no round is made for them (the report counts those links).
-Date joined and total funding have no canonical column.
+The date joined (first valued at $1B) is ``unicorn_date``, with the list's name in ``unicorn_date_source``; total
+funding has no canonical column.
 """
 
 from __future__ import annotations
@@ -50,11 +51,17 @@ def _company(ctx: Context, name: str, country: str, industry: tuple[str, str], f
                        defaults={"status": "private"})
 
 
+def _joined(cells: Cells, column: str, fmt: str, source: Source) -> dict[str, str]:
+    date = cells.date(column, (fmt,))
+    return {"unicorn_date": date, "unicorn_date_source": source.description} if date else {}
+
+
 def read_cbinsights(path: Path, ctx: Context) -> Iterator[Fact]:
     for line, row in csv_rows(path, CB_COLUMNS):
         cells = Cells(path, line, row)
         fields = {"valuation_usd": cells.number("valuation_usd_b", scale=10**9), "valuation_date": CB_AS_OF,
-                  "valuation_basis": "press-report", "headquarters_city": cells.text("city")}
+                  "valuation_basis": "press-report", "headquarters_city": cells.text("city"),
+                  **_joined(cells, "date_joined_ddmmyy", "%d/%m/%y", CBINSIGHTS)}
         yield _company(ctx, row["company"], row["country"], ("cbinsights-industry", row["industry"]), fields)
         for name in (n.strip() for n in row["select_investors"].split(",")):
             if name:
@@ -67,5 +74,5 @@ def read_maven(path: Path, ctx: Context) -> Iterator[Fact]:
         cells = Cells(path, line, row)
         fields = {"valuation_usd": cells.number("Valuation"), "valuation_date": MAVEN_AS_OF,
                   "valuation_basis": "press-report", "headquarters_city": cells.text("City"),
-                  "founded_year": cells.number("Year Founded")}
+                  "founded_year": cells.number("Year Founded"), **_joined(cells, "Date Joined", "%d.%m.%Y", MAVEN)}
         yield _company(ctx, row["Company"], row["Country"], ("maven-industry", row["Industry"]), fields)

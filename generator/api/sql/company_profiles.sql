@@ -105,7 +105,9 @@ SELECT
                    THEN sp.latest_valuation_usd / cf.last_round_post_money_usd - 1 END, 4),
      'methodology': $methodology} AS analysis,
     cv.valuation_is_current,
-    c.valuation_currency_converted_from
+    c.valuation_currency_converted_from,
+    CASE WHEN c.unicorn_date IS NOT NULL THEN {'date_joined': c.unicorn_date, 'source': c.unicorn_date_source} END
+        AS unicorn
 FROM companies AS c
 JOIN sectors AS s ON s.slug = c.sector
 JOIN countries AS n ON n.code = c.country

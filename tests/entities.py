@@ -1,0 +1,142 @@
+"""Identity counts of an imported canonical folder, each measured against the raw files or the folder itself (used
+by ``test_entities.py``; ``python -m tests.entities FOLDER [SHARED_DATA]`` prints them for any folder).
+
+- ``rows landed apart``: rows of the unicorn lists whose name, headquarters city and (CB Insights) valuation do not
+  sit together on one record: a record that carries values from two companies disagreeing on the city;
+- ``shared cik``: CIKs on two records or more;
+- ``shared (ticker, date)``: a ticker listed on one day (within 5 days) by two records or more;
+- ``private with listed IPO``: private records with a listed IPO and no acquisition after it;
+- ``repeated rounds``: a record's rounds repeating date and amount;
+- ``news without source``: news items that name neither a publisher with a URL nor the record they summarise.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import re
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+
+def rows(folder: Path, table: str) -> list[dict[str, str]]:
+    path = folder / f"{table}.csv"
+    if not path.exists():
+        return []
+    with path.open(encoding="utf-8", newline="") as handle:
+        return list(csv.DictReader(handle))
+
+
+def _name(text: str) -> str:
+    words = re.findall(r"[a-z0-9]+", text.lower().replace("&", " and "))
+    drop = {"inc", "corp", "corporation", "ltd", "limited", "co", "llc", "plc", "the", "holdings", "group"}
+    return " ".join(w for w in words if w not in drop)
+
+
+def _city(text: str) -> str:
+    return re.sub(r"[^a-z]", "", text.lower().replace("saint", "st"))
+
+
+def unicorn_rows(shared: Path) -> list[dict[str, object]]:
+    """Every row of the two unicorn lists: name, city, valuation (CB Insights only: the newer list), date joined."""
+    out: list[dict[str, object]] = []
+    with (shared / "unicorns" / "cbinsights_unicorns_2025-01-07.csv").open(encoding="utf-8", newline="") as f:
+        for n, row in enumerate(csv.DictReader(f), start=2):
+            joined = dt.datetime.strptime(row["date_joined_ddmmyy"], "%d/%m/%y").date().isoformat()
+            out.append({"line": f"CB Insights line {n}", "name": row["company"], "city": row["city"].strip(),
+                        "valuation": str(round(float(row["valuation_usd_b"]) * 1e9)), "joined": joined})
+    with (shared / "unicorns" / "maven_unicorns_2022-03.csv").open(encoding="utf-8", newline="") as f:
+        for n, row in enumerate(csv.DictReader(f, delimiter=";"), start=2):
+            joined = dt.datetime.strptime(row["Date Joined"], "%d.%m.%Y").date().isoformat()
+            out.append({"line": f"Maven line {n}", "name": row["Company"], "city": row["City"].strip(),
+                        "valuation": "", "joined": joined})
+    return out
+
+
+def landed_apart(folder: Path, shared: Path) -> list[str]:
+    by_name: dict[str, list[dict[str, str]]] = defaultdict(list)
+    for company in rows(folder, "companies"):
+        by_name[_name(company["name"])].append(company)
+    out = []
+    for row in unicorn_rows(shared):
+        records = by_name.get(_name(str(row["name"])), [])
+        together = [r for r in records if (not row["city"] or _city(r["headquarters_city"]) == _city(str(row["city"])))
+                    and (not row["valuation"] or r["valuation_usd"] == row["valuation"])]
+        if records and not together:
+            out.append(f"{row['line']}: {row['name']} ({row['city']}) on "
+                       + ", ".join(f"{r['slug']} ({r['headquarters_city']})" for r in records))
+    return out
+
+
+def shared_ciks(folder: Path) -> list[str]:
+    seen: dict[str, list[str]] = defaultdict(list)
+    for company in rows(folder, "companies"):
+        if company["cik"]:
+            seen[company["cik"]].append(company["slug"])
+    return [f"CIK {cik}: {', '.join(slugs)}" for cik, slugs in seen.items() if len(slugs) > 1]
+
+
+def shared_listings(folder: Path) -> list[str]:
+    """A ticker listed by two records within 5 days of each other."""
+    by_ticker: dict[str, list[tuple[dt.date, str]]] = defaultdict(list)
+    for ipo in rows(folder, "ipos"):
+        if ipo["status"] == "listed" and ipo["ticker"] and ipo["listing_date"]:
+            by_ticker[ipo["ticker"]].append((dt.date.fromisoformat(ipo["listing_date"]), ipo["company_id"]))
+    out = []
+    for ticker, held in by_ticker.items():
+        held.sort()
+        for (d1, c1), (d2, c2) in zip(held, held[1:], strict=False):
+            if c1 != c2 and (d2 - d1).days <= 5:
+                out.append(f"{ticker} {d1}: companies {c1} and {c2}")
+    return out
+
+
+def private_with_listing(folder: Path) -> list[str]:
+    companies = {c["id"]: c for c in rows(folder, "companies")}
+    out = set()
+    for ipo in rows(folder, "ipos"):
+        company = companies[ipo["company_id"]]
+        after = company["acquired_date"] and company["acquired_date"] >= (ipo["listing_date"] or "")
+        if ipo["status"] == "listed" and company["status"] == "private" and not after:
+            out.add(f"{company['slug']} ({ipo['ticker']}, listed {ipo['listing_date']})")
+    return sorted(out)
+
+
+def repeated_rounds(folder: Path) -> list[str]:
+    seen: dict[tuple[str, str, str], int] = defaultdict(int)
+    for r in rows(folder, "funding_rounds"):
+        if r["amount_usd"]:
+            seen[(r["company_id"], r["announced_date"], r["amount_usd"])] += 1
+    return [f"company {c} {d} ${a}: {n} rounds" for (c, d, a), n in seen.items() if n > 1]
+
+
+def news_without_source(folder: Path) -> list[str]:
+    out = []
+    for item in rows(folder, "news"):
+        sourced = (item.get("publisher") and item.get("url")) or item.get("compiled_from")
+        if not sourced:
+            out.append(f"news {item['id']}: {item['headline']}")
+    return out
+
+
+COUNTS = {
+    "rows landed apart": landed_apart,
+    "shared cik": shared_ciks,
+    "shared (ticker, date)": shared_listings,
+    "private with listed IPO": private_with_listing,
+    "repeated rounds": repeated_rounds,
+    "news without source": news_without_source,
+}
+
+
+def measure(folder: Path, shared: Path) -> dict[str, list[str]]:
+    return {name: (f(folder, shared) if name == "rows landed apart" else f(folder))  # type: ignore[operator]
+            for name, f in COUNTS.items()}
+
+
+if __name__ == "__main__":
+    folder = Path(sys.argv[1])
+    shared = Path(sys.argv[2]) if len(sys.argv) > 2 else Path(__file__).resolve().parent.parent.parent / "shared/data"
+    for name, found in measure(folder, shared).items():
+        print(f"{name}: {len(found)}" + "".join(f"\n    {line}" for line in found[:8]))
