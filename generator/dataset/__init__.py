@@ -1,6 +1,7 @@
-"""The dataset: the canonical tables' schema (pydantic models), strict CSV cells, validation and loading into
-DuckDB, the data dictionary, and the one serializer of JSON bytes.
+"""The dataset: the canonical tables' schema (pydantic models) and vocabulary, the ISO country table, strict CSV
+cells, validation and loading into DuckDB, the data dictionary, and the one serializer of JSON bytes.
 
-Owns: ``schema``, ``cells``, ``lines``, ``load``, ``serialize``, ``dictionary``. Imports no other package of the
-generator: it is the bottom of the stack (pipeline -> hosts -> api -> output -> dataset).
+Owns: ``schema``, ``vocabulary``, ``countries``, ``cells``, ``lines``, ``load``, ``serialize``, ``dictionary``.
+Imports no other package of the generator: it is the bottom of the stack
+(pipeline -> hosts -> frontdoor -> api -> output -> dataset).
 """

@@ -17,11 +17,10 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass, field
-from typing import Annotated, Literal
+from typing import Annotated
 
 from pydantic import (
     BaseModel,
-    BeforeValidator,
     ConfigDict,
     Field,
     field_validator,
@@ -29,69 +28,34 @@ from pydantic import (
 )
 
 from generator.dataset.cells import STRICT_INTEGER, Date, Integer
-
-SLUG_PATTERN = r"^[a-z0-9]+(?:-[a-z0-9]+)*$"
-
-Slug = Annotated[str, Field(pattern=SLUG_PATTERN, max_length=80)]
-RESERVED_SLUGS = frozenset({
-    "all", "index", "errors", "page", "sort",
-    "q", "sector", "country", "status", "stage", "kind", "year", "month", "type", "when",
-    "exchange", "form", "company", "tag", "minvaluation",
-})
-"""Words that listing paths use below a collection (``all``, ``sort``, the filter names...), so no slug may be one
-of them. The API's registry checks, when it is imported, that every word its paths use is in this list."""
-CountryCode = Annotated[str, Field(pattern=r"^[a-z]{2}$", description="ISO 3166-1 alpha-2, lowercase")]
-MAX_USD = 10**15
-UsdAmount = Annotated[int, Field(ge=0, le=MAX_USD, description="whole US dollars"), STRICT_INTEGER]
-SignedUsd = Annotated[
-    int, Field(ge=-MAX_USD, le=MAX_USD, description="whole US dollars; negative for a loss"), STRICT_INTEGER
-]
-UsdCents = Annotated[int, Field(ge=0, description="US cents per share"), STRICT_INTEGER]
-Year = Annotated[int, Field(ge=1000, le=2100), STRICT_INTEGER]
-Cik = Annotated[int, Field(ge=1, le=9999999999), STRICT_INTEGER]
-Text = Annotated[str, Field(min_length=1, max_length=2000)]
-Domain = Annotated[str, Field(pattern=r"^[a-z0-9-]+(\.[a-z0-9-]+)+$", description="bare domain, no scheme")]
-
-def _csv_bool(value: object) -> object:
-    if isinstance(value, str):
-        if value not in ("true", "false"):
-            raise ValueError("must be true or false")
-        return value == "true"
-    return value
-
-
-CsvBool = Annotated[bool, BeforeValidator(_csv_bool), Field(description="true or false")]
-
-Basis = Literal["sec-filing", "company-report", "exchange-data", "press-report", "estimate"]
-"""Where a figure comes from. ``estimate`` marks a figure that is not a disclosed number."""
-
-CompanyStatus = Literal["public", "private", "acquired", "closed", "delisted"]
-"""``delisted``: listed once (an IPO on record) and holding no current listing in the sources: delisted, renamed
-under another ticker or taken over without the sources saying which; the old ticker stays on the IPO record."""
-ListingKind = Literal["ipo", "direct-listing", "spac-merger"]
-IpoStatus = Literal["pipeline", "filed", "upcoming", "listed", "withdrawn", "postponed"]
-RoundStage = Literal[
-    "pre-seed", "seed", "series-a", "series-b", "series-c", "series-d", "series-e", "series-f",
-    "series-g", "series-h", "series-i", "series-j", "growth", "private-equity", "corporate",
-    "debt", "convertible-note", "grant", "undisclosed",
-]
-InvestorType = Literal[
-    "vc", "growth", "corporate", "sovereign", "crossover", "private-equity", "hedge-fund",
-    "asset-manager", "accelerator", "angel", "bank", "family-office",
-]
-OfferingKind = Literal["tender", "secondary", "placement"]
-OfferingStatus = Literal["announced", "open", "closed", "cancelled"]
-FilingForm = Literal[
-    "S-1", "S-1/A", "F-1", "F-1/A", "424B4", "424B1", "RW", "D", "D/A", "10-K", "20-F", "8-K", "DRS", "S-4",
-]
-RoundTransaction = Literal["equity", "stake-purchase", "buyout", "debt"]
-"""What a funding row is: new equity (incl. convertible notes), a purchase of existing shares, a buyout, or debt."""
-MarkMethod = Literal["observed", "carried-forward"]
-CurrencyCode = Annotated[str, Field(pattern=r"^[A-Z]{3}$", description="ISO 4217 code, e.g. EUR")]
-NewsTag = Literal[
-    "ipo", "filing", "pricing", "listing", "funding", "valuation", "secondary", "tender", "acquisition",
-    "earnings", "layoffs", "product", "regulation", "withdrawal", "spac", "leadership",
-]
+from generator.dataset.vocabulary import (  # noqa: F401  (re-exported: the schema is where callers find them)
+    MAX_USD,
+    RESERVED_SLUGS,
+    SLUG_PATTERN,
+    Basis,
+    Cik,
+    CompanyStatus,
+    CountryCode,
+    CsvBool,
+    CurrencyCode,
+    Domain,
+    FilingForm,
+    InvestorType,
+    IpoStatus,
+    ListingKind,
+    MarkMethod,
+    NewsTag,
+    OfferingKind,
+    OfferingStatus,
+    RoundStage,
+    RoundTransaction,
+    SignedUsd,
+    Slug,
+    Text,
+    UsdAmount,
+    UsdCents,
+    Year,
+)
 
 IPO_STATUS_DATE: dict[str, str] = {
     "pipeline": "announced_date",
