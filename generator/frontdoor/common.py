@@ -77,8 +77,9 @@ def check_names(params: dict[str, list[str]], declared: list[str], where: str) -
     by_fold = {_fold_name(n): n for n in declared}
     for name, values in params.items():
         if name not in declared:
-            meant = by_fold.get(_fold_name(name)) or (ALIASES.get(_fold_name(name)) if ALIASES.get(
-                _fold_name(name)) in declared else None)
+            folded = _fold_name(name)
+            alias = ALIASES.get(folded)
+            meant = by_fold.get(folded) or (alias if alias in declared else None)
             hint = f"did you mean `{meant}`?" if meant else f"{where} takes {', '.join(f'`{d}`' for d in declared)}"
             wrong.append({"name": name, "reason": f"unknown parameter: {hint}" if declared else
                           f"unknown parameter: {where} takes no parameters"})

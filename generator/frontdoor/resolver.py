@@ -22,31 +22,39 @@ from generator.frontdoor.space import slugify
 
 
 class Resolver:
+    """Answers requests over one query space and one ``fetch``; safe to share between threads (each request's
+    state is its own ``_Request``)."""
+
     def __init__(self, space: dict, fetch: Fetch) -> None:
         self.space, self._fetch = space, fetch
-        self.tracking: list[str] = space["tracking"]
 
     def resolve(self, path: str, query: str) -> Answer | None:
         """The answer to a request, or None for a path the front door leaves to the static files (the files
         themselves, the landing page, anything not an API route)."""
-        path = unquote(path)
-        trimmed = path.rstrip("/") or "/"
-        lowered = trimmed.lower()
-        fetched: list[str] = []
-        self._fetched = fetched
+        request = _Request(self.space, self._fetch)
+        trimmed = unquote(path).rstrip("/") or "/"
         try:
-            answer = self._route(lowered, trimmed, query)
+            answer = request.route(trimmed.lower(), trimmed, query)
         except Invalid as error:
             answer = problem(400, "Invalid query", error.detail, error.params)
         if answer is not None:
-            answer.fetches = fetched
+            answer.fetches = request.fetched
         return answer
 
+
+class _Request:
+    """One request's resolution: the files it reads are counted in ``fetched``."""
+
+    def __init__(self, space: dict, fetch: Fetch) -> None:
+        self.space, self._fetch = space, fetch
+        self.tracking: list[str] = space["tracking"]
+        self.fetched: list[str] = []
+
     def fetch(self, path: str) -> bytes | None:
-        self._fetched.append(path)
+        self.fetched.append(path)
         return self._fetch(path)
 
-    def _route(self, lowered: str, original: str, query: str) -> Answer | None:
+    def route(self, lowered: str, original: str, query: str) -> Answer | None:
         for name, route in self.space["routes"].items():
             if lowered == route["path"]:
                 params = check_names(parse_query(query, self.tracking), route["params"], route["path"])
