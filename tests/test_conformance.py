@@ -167,19 +167,21 @@ class Table:
             problem = f"expected no file at {target}"
         self.cases.append(Case(url, file, status, note, problem))
 
-    def listing(self, route: ListRoute, params: Params, intent: str, note: str, path: str | None = None) -> None:
+    def listing(self, route: ListRoute, params: Params, intent: str, note: str, path: str | None = None,
+                encoded: bool = False) -> None:
+        """``encoded``: the URL spells every character of each value as its percent-escape."""
         effective = {name: value for name, value in params if value is not None}  # the last repeated key wins
         target, status = expected_target(route, effective)
         exists = self.build.exists(target)
-        query = query_string(params)
+        query = query_string([(n, _percent(v) if encoded and v is not None else v) for n, v in params])
         url = (path or route.path) + (f"?{query}" if query else "")
         self._add(url, target if exists else SITE_404_FILE, status if exists else 404, note, intent, target, exists)
 
-    def intended(self, route: ListRoute, params: Params, note: str) -> None:
+    def intended(self, route: ListRoute, params: Params, note: str, encoded: bool = False) -> None:
         """A listing URL whose intent follows from the contract: its file, or the combination problem."""
         effective = {name: value for name, value in params if value is not None}
         _, status = expected_target(route, effective)
-        self.listing(route, params, OK if status == 200 else PROBLEM, note)
+        self.listing(route, params, OK if status == 200 else PROBLEM, note, encoded=encoded)
 
     def direct(self, url: str, target: str, status: int, intent: str, note: str) -> None:
         """A URL whose answer is ``target`` with ``status`` when that file exists, else the site's 404 page."""
@@ -335,6 +337,24 @@ def spec_odd_parameters(t: Table, route: ListRoute) -> None:
     t.listing(route, [(SORT_PARAM, "nope"), (SORT_PARAM, route.sort_values[0])], OK, "repeated sort: the last wins")
 
 
+def _percent(text: str) -> str:
+    return "".join(f"%{byte:02X}" for byte in text.encode())
+
+
+def spec_encoded(t: Table, route: ListRoute) -> None:
+    """Values with every character percent-encoded (``type=%6C%69...``): decoded before matching on every host (the
+    nginx mirror once decoded at most 12 escapes and answered 404). Each filter at its longest published value, then
+    values of the route's largest group that have rows together, with page 1."""
+    for flt in route.filters:
+        values = t.build.values(route, flt)
+        if values:
+            longest = max(values, key=lambda v: (len(v), v))
+            t.listing(route, [(flt.name, longest)], OK, "every character percent-encoded", encoded=True)
+    together = _together(t, route, list(max(route.groups, key=len)))
+    if len(together) > 1:
+        t.intended(route, [*together, (PAGE_PARAM, "1")], "a group, percent-encoded", encoded=True)
+
+
 def spec_bad_values(t: Table, route: ListRoute) -> None:
     for flt in route.filters:
         t.listing(route, [(flt.name, "")], MISSING, "empty value")
@@ -414,7 +434,7 @@ def _specs() -> list[Spec]:
         "plain": spec_plain, "each-filter": spec_each_filter, "every-value": spec_every_value,
         "groups": spec_groups, "facets": spec_facets,
         "incompatible": spec_incompatible, "sorts": spec_sorts, "pages": spec_pages,
-        "odd-parameters": spec_odd_parameters, "bad-values": spec_bad_values,
+        "odd-parameters": spec_odd_parameters, "bad-values": spec_bad_values, "encoded": spec_encoded,
     }
     for route in LIST_ROUTES:
         for kind, fill in list_kinds.items():
@@ -425,7 +445,7 @@ def _specs() -> list[Spec]:
             if kind == "facets" and not any(f.faceted and f.name not in dict(route.default_filters)
                                             for f in route.filters):
                 continue
-            if kind in ("each-filter", "every-value", "odd-parameters") and not route.filters:
+            if kind in ("each-filter", "every-value", "odd-parameters", "encoded") and not route.filters:
                 continue
             out.append(Spec(f"{route.name}:{kind}", functools.partial(fill, route=route)))
     out.append(Spec(f"{EXPORT_ROUTE.name}:export", functools.partial(spec_export, route=EXPORT_ROUTE)))

@@ -7,6 +7,10 @@ from __future__ import annotations
 import json
 import math
 import re
+import socket
+import subprocess
+import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import parse_qsl, urlsplit
@@ -17,6 +21,7 @@ import pytest
 from generator.api.listing import _order_by
 from generator.api.queries import read_sql, sql_params
 from generator.api.registry import LIST_ROUTES, ListRoute
+from generator.frontdoor.client import Client
 from generator.frontdoor.resolver import Resolver
 from generator.frontdoor.space import QUERY_SPACE_FILE, slugify
 
@@ -216,3 +221,39 @@ def test_a_valid_query_without_rows_is_an_empty_200(front_site: Served) -> None:
     assert status == 200 and body["data"] == [] and body["meta"]["total"] == 0
     assert re.search(r"month=2031-01", body["links"]["self"])
     assert front_site.get("/api/companies?page=99").status == 404
+
+
+@pytest.fixture(scope="module")
+def plain_http(embedded_build: Path) -> Iterator[str]:
+    """``python -m http.server`` over the build on 127.0.0.1: a host that runs no code and has no rewrites."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = subprocess.Popen([sys.executable, "-m", "http.server", "--bind", "127.0.0.1", str(port), "--directory",
+                               str(embedded_build)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(100):
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                time.sleep(0.1)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.terminate()
+        server.wait(timeout=20)
+
+
+@pytest.mark.parametrize("url", ISSUE_TABLE + NATURAL + list(BAD) + ["/api/companies/Stripe", "/api/openapi"])
+def test_the_python_client_answers_as_serve_over_a_plain_static_server(
+        url: str, plain_http: str, resolver: Resolver, embedded_db: tuple) -> None:
+    """``generator.frontdoor.client.Client`` over ``python -m http.server`` gives the resolver's answer, byte for
+    byte, reading the same files; listings also match the SQL oracle."""
+    answer = Client(plain_http).get(url)
+    path, _, query = url.partition("?")
+    expected = resolver.resolve(path, query)
+    assert expected is not None
+    assert (answer.status, answer.body, answer.fetches) == (expected.status, expected.body, expected.fetches)
+    body = json.loads(answer.body)
+    if isinstance(body.get("data"), list):
+        _check(url, answer.status, body, embedded_db)

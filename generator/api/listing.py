@@ -16,7 +16,8 @@ from typing import NamedTuple
 import duckdb
 
 from generator.api.queries import base_meta, read_sql, rows_digest, sql_params
-from generator.api.registry import FACET_LIMIT, WORD_MAX, Filter, ListRoute
+from generator.api.query_index import query_index, text_terms
+from generator.api.registry import FACET_LIMIT, Filter, ListRoute
 from generator.dataset import serialize
 from generator.dataset.schema import DatasetInfo
 from generator.output.manifest import unit_key
@@ -71,22 +72,6 @@ def load_rows(con: duckdb.DuckDBPyConnection, route: ListRoute) -> list[bytes]:
 def _order_by(route: ListRoute, sort_value: str) -> str:
     field, descending = route.sort_field(sort_value)
     return f"{field.expression} {'DESC' if descending else 'ASC'} NULLS LAST, {route.key}"
-
-
-def text_terms(expression: str, prefixes: tuple[int, int] | None) -> str:
-    """SQL for the distinct indexed terms of a text: lowercased, accents removed, split on non-alphanumerics;
-    whole words (``prefixes`` None), or every prefix of a word of ``prefixes`` (shortest, longest) characters
-    (a word shorter than the shortest: the word)."""
-    words = (f"list_filter(regexp_split_to_array(lower(strip_accents(coalesce({expression}, ''))), '[^a-z0-9]+'), "
-             f"lambda w: w <> '' AND length(w) <= {WORD_MAX})")
-    if prefixes is None:
-        return f"list_distinct({words})"
-    shortest, longest = prefixes
-    return (
-        f"list_distinct(flatten(list_transform({words}, lambda w: "
-        f"list_transform(range(least(length(w), {shortest}), least(length(w), {longest}) + 1), "
-        "lambda n: left(w, n::INTEGER)))))"
-    )
 
 
 def _matches(flt: Filter) -> str:
@@ -301,6 +286,9 @@ def render(
     ``domains_out``."""
     rows = load_rows(con, route)
     rank(con, route)
+    index = query_index(con, route)
+    if index is not None and route.index_file is not None:
+        yield Page(route.index_file, index)
     ranked = {  # the serialized rows in each sort's order
         sort: [rows[i] for (i,) in con.execute(f"SELECT _idx FROM rows ORDER BY _r{n}").fetchall()]
         for n, sort in enumerate(route.sort_values)

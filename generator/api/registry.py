@@ -77,7 +77,7 @@ COMPANY_TEXT = Filter("q", "text", "name || ' ' || coalesce(ticker, '')", WORD_D
 VALUATION = SortField("valuation", "valuation_usd")
 NAME = SortField("name", "lower(name)")
 NAME_ASC = SortField("name", "lower(name)", ("asc",))
-COMPANY_SLUG = _category("company", "Company slug: only items about this company.", "company.slug")
+COMPANY_SLUG = _category("company", "Company slug: only items about this company.", "company.slug", open=True)
 
 ROUTES: tuple[ListRoute | DetailRoute | ExportRoute | DocumentRoute, ...] = (
     ListRoute(
@@ -152,10 +152,9 @@ ROUTES: tuple[ListRoute | DetailRoute | ExportRoute | DocumentRoute, ...] = (
             _category("sector", "Sector slug of the company.", "company.sector"),
         ),
         sorts=(SortField("date", "announced_date", ("desc",)), SortField("amount", "amount_usd", ("desc",))),
-        default_sort="-date", sort_depth=0,
-        description="`sort=-amount` (largest first) applies to the whole feed: with a filter, rounds come newest "
-        "first (sorting every filtered feed by amount as well would publish each round twice more: 22 MB of the "
-        "600 MB budget at 10k companies).",
+        default_sort="-date",
+        description="`sort=-amount` (largest first) combines with one filter (the largest seed rounds: "
+        "`?stage=seed&sort=-amount`); with two filters, rounds come newest first.",
     ),
     ListRoute(
         name="trending", path="/api/trending", summary="Secondary-price movers and IPO-ready names",

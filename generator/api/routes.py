@@ -42,6 +42,8 @@ FACET_LIMIT = 30
 
 PAGE_PARAM = "page"
 SORT_PARAM = "sort"
+INDEX_FOLDER = "/api/query-index"
+"""Folder of the listings' query indexes (``ListRoute.index_file``)."""
 UNFILTERED = "all"
 """Folder of the pages of a listing without filters (so that no listing file is a detail resource's path)."""
 
@@ -66,6 +68,8 @@ class Filter:
     multi: bool = False
     prefixes: tuple[int, int] | None = None
     sortable: bool = True
+    open: bool = False
+    """Values too many to list (a company slug): known by their resource, kept out of the query index."""
 
     @property
     def faceted(self) -> bool:
@@ -117,6 +121,24 @@ class ListRoute:
         """Folder of one filter combination's pages; ``filters`` in any order, only active ones."""
         segments = [f"{f.name}={filters[f.name]}" for f in self.filters if f.name in filters] or [UNFILTERED]
         return "/".join([self.path, *segments])
+
+    @property
+    def indexed_filters(self) -> tuple[Filter, ...]:
+        """The filters the route's query index holds (``index_file``): every one but open ones and whole-word text,
+        when some query over them alone has no file of its own (a ladder value between rungs, a prefix shorter than
+        the indexed ones, filters that do not combine, a sort the combination does not publish); else none."""
+        closed = tuple(f for f in self.filters if (f.kind != "text" or f.prefixes) and not f.open)
+        names = {f.name for f in closed}
+        if closed and (any(f.kind == "ladder" or f.prefixes for f in closed) or len(self.sort_values) > 1
+                       or not self.combines(names)):
+            return closed
+        return ()
+
+    @property
+    def index_file(self) -> str | None:
+        """The route's query index: per row, in the default order, the value of each indexed filter and its
+        position under every other sort (see ``generator.api.query_index``); None when it has none."""
+        return f"{INDEX_FOLDER}/{self.name}.json" if self.indexed_filters else None
 
     @staticmethod
     def page_file(sort: str, page: int | str) -> str:

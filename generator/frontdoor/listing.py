@@ -12,6 +12,7 @@ from decimal import ROUND_CEILING, Decimal
 from urllib.parse import quote
 
 from generator.frontdoor.common import JSON, NUMBER, PAGE, Answer, Fetch, Invalid, _dumps, not_found, words
+from generator.frontdoor.indexed import from_index
 from generator.frontdoor.space import slugify
 
 Row = dict[str, object]
@@ -118,16 +119,16 @@ class Listing:
         return values, sort, page
 
     # what the files hold ---------------------------------------------------------------------------------------
-    def _combines(self, names: set[str]) -> bool:
+    def combines(self, names: set[str]) -> bool:
         groups = self.route["combinable"]
         return groups is None or any(names <= set(g) for g in groups)
 
-    def _sorts_for(self, names: set[str]) -> list[str]:
+    def sorts_for(self, names: set[str]) -> list[str]:
         if len(names) <= self.route["sort_depth"] and all(self.filters[n]["sortable"] for n in names):
             return list(self.route["sorts"])
         return [self.route["default_sort"]]
 
-    def _file(self, filters: dict[str, str], sort: str, page: int) -> str:
+    def file(self, filters: dict[str, str], sort: str, page: int) -> str:
         order = [f["name"] for f in self.route["filters"]]
         segments = [f"{n}={filters[n]}" for n in order if n in filters] or ["all"]
         return "/".join([self.route["path"], *segments, f"sort={sort},page={page}.json"])
@@ -148,7 +149,7 @@ class Listing:
                 out[name] = value[0]  # type: ignore[index]
             else:
                 out[name] = str(value)
-        if not self._combines(set(out)) or sort not in self._sorts_for(set(out)):
+        if not self.combines(set(out)) or sort not in self.sorts_for(set(out)):
             return None
         return out
 
@@ -178,7 +179,7 @@ class Listing:
         best: dict[str, str] = {}
         for size in range(len(names), -1, -1):  # the largest set that combines, in declaration order
             for chosen in itertools.combinations(names, size):
-                if self._combines(set(chosen) | ({text_name} if text else set())):
+                if self.combines(set(chosen) | ({text_name} if text else set())):
                     best = {n: exact[n] for n in chosen}
                     break
             else:
@@ -194,35 +195,39 @@ class Listing:
         direct = self._direct(values, sort)
         if direct is not None:
             return self._from_file(direct, sort, page, values)
+        indexed = from_index(self, values, sort, page)
+        if indexed is not None:
+            return indexed
         rows: dict[object, Row] = {}
         meta: dict[str, object] = {}
         for base in self._bases(values):
-            base_sort = sort if sort in self._sorts_for(set(base)) else self.route["default_sort"]
+            base_sort = sort if sort in self.sorts_for(set(base)) else self.route["default_sort"]
             found, base_meta = self._all_rows(base, base_sort)
             meta = meta or base_meta
             for row in found:
                 rows.setdefault(tuple(row[k] for k in self.route["key"]), row)  # type: ignore[arg-type]
         chosen = [row for row in rows.values() if self._keep(row, values)]
         chosen.sort(key=functools.cmp_to_key(self._comparator(sort)))
-        return self._page(chosen, values, sort, page, meta)
+        per_page = self.route["per_page"]
+        return self.page(chosen[(page - 1) * per_page: page * per_page], len(chosen), values, sort, page, meta)
 
     def _from_file(self, filters: dict[str, str], sort: str, page: int, values: dict[str, object]) -> Answer:
-        path = self._file(filters, sort, page)
+        path = self.file(filters, sort, page)
         body = self.fetch(path)
         if body is not None:
             return Answer(200, body, JSON, path)
-        if page > 1 and self.fetch(self._file(filters, sort, 1)) is not None:
+        if page > 1 and self.fetch(self.file(filters, sort, 1)) is not None:
             return not_found(f"{self.route['path']}: page {page} is past the last page")
-        return self._page([], values, sort, page, {})
+        return self.page([], 0, values, sort, page, {})
 
     def _all_rows(self, base: dict[str, str], sort: str) -> tuple[list[Row], dict[str, object]]:
-        first = self.fetch(self._file(base, sort, 1))
+        first = self.fetch(self.file(base, sort, 1))
         if first is None:
             return [], {}
         body = json.loads(first)
         rows = list(body["data"])
         for number in range(2, int(body["meta"]["pages"]) + 1):
-            more = self.fetch(self._file(base, sort, number))
+            more = self.fetch(self.file(base, sort, number))
             if more is not None:
                 rows += json.loads(more)["data"]
         return rows, body["meta"]
@@ -268,10 +273,10 @@ class Listing:
 
         return compare
 
-    def _page(self, rows: list[Row], values: dict[str, object], sort: str, page: int,
+    def page(self, data: list[Row], total: int, values: dict[str, object], sort: str, page: int,
               base_meta: dict[str, object]) -> Answer:
+        """The answer's page ``page`` holding ``data``, of ``total`` rows in all."""
         per_page = self.route["per_page"]
-        total = len(rows)
         pages = math.ceil(total / per_page)
         if page > max(pages, 1):
             return not_found(f"{self.route['path']}: page {page} is past the last page ({max(pages, 1)})")
@@ -288,7 +293,6 @@ class Listing:
         last = max(pages, 1)
         links = {"self": url(page), "first": url(1), "prev": url(page - 1) if page > 1 else None,
                  "next": url(page + 1) if page < last else None, "last": url(last)}
-        data = rows[(page - 1) * per_page: page * per_page]
         return Answer(200, _dumps({"data": data, "meta": meta, "links": links}), JSON)
 
 

@@ -3,10 +3,13 @@
 ``Resolver(space, fetch).resolve(path, query)`` reads the query space (``space.py``) and fetches files through
 ``fetch(path) -> bytes | None``; nothing else. It checks the parameter names (declared spelling only; a case
 variant, an alias or an unknown name is a 400 problem with RFC 9457 ``invalid-params``), folds the values (case,
-accents, names and codes), and then either answers from the one file that holds the answer, or, for what no file
-holds as such (a ``minValuation`` between ladder rungs, a sort the files do not publish for a combination, ``q``
-with other filters, several words, a longer search prefix), reads every page of the smallest published superset
-(the *base*) and filters, sorts and pages its rows in memory, in the route's order with its tie-break.
+accents, names and codes), and then answers from the one file that holds the answer; or, for what no file holds
+as such (a ``minValuation`` between ladder rungs, a sort the files do not publish for a combination, a search
+prefix shorter than the indexed ones), through the route's query index (``indexed.py``: the rows of the answer
+and their total from the index, then only the pages of a published superset that hold the asked page's rows); or,
+for text and company filters the index does not hold (``q`` with other filters, several words, a longer search
+prefix), reads every page of the smallest published superset (the *base*: one word's or one company's files) and
+filters, sorts and pages its rows in memory, in the route's order with its tie-break.
 
 The JavaScript resolver (``js/frontdoor.mjs``) is a line-by-line translation of this module; both run the same
 conformance table in the tests.

@@ -146,7 +146,7 @@ def _list_route(route: ListRoute, domains: dict[str, list[str]], names: dict[str
         "filters": [_filter(route, f, domains.get(f.name, []), names.get(f.name, {})) for f in route.filters],
         "sorts": _sorts(route), "default_sort": route.default_sort, "sort_depth": route.sort_depth,
         "combinable": [list(g) for g in route.combinable] if route.combinable is not None else None,
-        "default_filters": dict(route.default_filters),
+        "default_filters": dict(route.default_filters), "index": route.index_file,
     }
 
 

@@ -188,8 +188,11 @@ def _types() -> list[tuple[str, list[str]]]:
     return list(by_type.items())
 
 
-MAX_ESCAPES = 12
-"""Percent-escapes of one rewrite target the nginx config decodes (stock nginx has no loop; more are left as is)."""
+MAX_ESCAPES = 128
+"""Percent-escapes of one rewrite target the nginx config decodes (stock nginx has no loop; more are left as is, and
+the target is then no file: 404). Every published query spelled with each character percent-encoded fits: its
+values together are at most about 80 characters (a long company slug with a form and a page; measured: a route's
+longest combination, every filter at its longest value, 58 characters on /api/companies)."""
 
 
 def _escapes() -> list[tuple[str, str]]:

@@ -447,6 +447,8 @@ class Listing {
     const [values, sort, page] = await this.parse();
     const direct = this.direct(values, sort);
     if (direct !== null) return this.fromFile(direct, sort, page, values);
+    const indexed = await fromIndex(this, values, sort, page);
+    if (indexed !== null) return indexed;
     const rows = new Map();
     let meta = {};
     for (const base of this.bases(values)) {
@@ -460,7 +462,8 @@ class Listing {
     }
     const chosen = [...rows.values()].filter((row) => this.keep(row, values));
     chosen.sort(this.comparator(sort));
-    return this.page(chosen, values, sort, page, meta);
+    const perPage = this.route.per_page;
+    return this.page(chosen.slice((page - 1) * perPage, page * perPage), chosen.length, values, sort, page, meta);
   }
 
   async fromFile(filters, sort, page, values) {
@@ -470,7 +473,7 @@ class Listing {
     if (page > 1 && (await this.fetch(this.file(filters, sort, 1))) !== null) {
       return notFound(`${this.route.path}: page ${page} is past the last page`);
     }
-    return this.page([], values, sort, page, {});
+    return this.page([], 0, values, sort, page, {});
   }
 
   async allRows(base, sort) {
@@ -523,9 +526,9 @@ class Listing {
     };
   }
 
-  page(rows, values, sort, page, baseMeta) {
+  page(data, total, values, sort, page, baseMeta) {
+    // the answer's page `page` holding `data`, of `total` rows in all
     const perPage = this.route.per_page;
-    const total = rows.length;
     const pages = Math.ceil(total / perPage);
     const last = Math.max(pages, 1);
     if (page > last) return notFound(`${this.route.path}: page ${page} is past the last page (${last})`);
@@ -539,9 +542,133 @@ class Listing {
     };
     const links = {self: url(page), first: url(1), prev: page > 1 ? url(page - 1) : null,
       next: page < last ? url(page + 1) : null, last: url(last)};
-    const data = rows.slice((page - 1) * perPage, page * perPage);
     return answer(200, dumps({data, meta, links}));
   }
+}
+
+// indexed.py ------------------------------------------------------------------------------------------------
+function isShort(flt, value) {
+  return Boolean(flt.prefixes) && value.join("").length < flt.prefixes[0];
+}
+
+function allOf(masks, rows) {
+  const out = new Array(rows).fill(true);
+  for (const mask of masks) for (let i = 0; i < rows; i++) out[i] = out[i] && mask[i];
+  return out;
+}
+
+function starting(entry, word) {
+  const codes = new Set();
+  entry.values.forEach((v, i) => { if (v.startsWith(word)) codes.add(i); });
+  return entry.codes.map((found) => found.some((c) => codes.has(c)));
+}
+
+function indexMask(entry, flt, value) {
+  if (flt.kind === "text") { // every word starts a word of the row, or the words glued together do
+    const each = allOf(value.map((w) => starting(entry, w)), entry.codes.length);
+    const glued = starting(entry, value.join(""));
+    return each.map((a, i) => a || glued[i]);
+  }
+  if (flt.kind === "ladder") return entry.numbers.map((n) => n !== null && n >= value);
+  if (flt.kind === "year") return entry.numbers.map((n) => n === value);
+  const code = entry.values.indexOf(String(value));
+  if (code < 0) return new Array(entry.codes.length).fill(false);
+  if (flt.multi) return entry.codes.map((codes) => codes.includes(code));
+  return entry.codes.map((c) => c === code);
+}
+
+function indexCandidates(listing, exact) {
+  const route = listing.route;
+  const names = [...exact.keys()];
+  const out = [];
+  for (const sort of Object.keys(route.sorts)) {
+    const kept = [];
+    for (let size = names.length; size >= 0; size--) {
+      for (const chosen of combinations(names, size)) {
+        if (!chosen.length && Object.keys(route.default_filters).length) continue;
+        if (kept.some((k) => chosen.every((n) => k.has(n)))) continue;
+        const set = new Set(chosen);
+        if (listing.combines(set) && listing.sortsFor(set).includes(sort)) {
+          kept.push(set);
+          out.push([chosen, sort]);
+        }
+      }
+    }
+  }
+  return out;
+}
+
+async function fromIndex(listing, values, sort, page) {
+  const route = listing.route;
+  const filters = listing.filters;
+  if (!route.index) return null;
+  for (const [name, value] of values) {
+    const flt = filters[name];
+    if ("exists" in flt || (flt.kind === "text" && !isShort(flt, value))) return null;
+  }
+  const raw = await listing.fetch(route.index);
+  if (raw === null) return null;
+  const index = JSON.parse(asText(raw));
+  const rows = index.rows, perPage = route.per_page;
+  if ([...values.keys()].some((name) => !Object.hasOwn(index.filters, name))) return null;
+  const mask = allOf([...values].map(([n, v]) => indexMask(index.filters[n], filters[n], v)), rows);
+  const order = (name) => name === index.order ? [...Array(rows).keys()] : index.orders[name];
+  const matches = order(sort).filter((i) => mask[i]);
+  const total = matches.length, pages = Math.ceil(total / perPage), last = Math.max(pages, 1);
+  if (page > last) return notFound(`${route.path}: page ${page} is past the last page (${last})`);
+  const chosen = matches.slice((page - 1) * perPage, page * perPage);
+  if (!chosen.length) return listing.page([], 0, values, sort, page, {});
+  const exact = new Map();
+  const bases = new Map();
+  for (const [name, value] of values) {
+    const flt = filters[name];
+    if (flt.kind === "ladder") {
+      const rungs = flt.ladder.filter((r) => r <= value);
+      if (!rungs.length) continue; // below the lowest rung: no file narrows it
+      const rung = Math.max(...rungs);
+      exact.set(name, String(rung));
+      bases.set(name, indexMask(index.filters[name], flt, rung));
+    } else if (flt.kind !== "text") { // a short prefix has no file: the other filters' files hold the answer
+      exact.set(name, String(value));
+      bases.set(name, indexMask(index.filters[name], flt, value));
+    }
+  }
+  const needed = new Set(chosen);
+  let best = null;
+  for (const [names, baseSort] of indexCandidates(listing, exact)) {
+    const base = allOf(names.map((n) => bases.get(n)), rows);
+    const where = new Map();
+    let position = 0;
+    for (const i of order(baseSort)) {
+      if (base[i]) {
+        if (needed.has(i)) {
+          where.set(i, position);
+          if (where.size === needed.size) break;
+        }
+        position += 1;
+      }
+    }
+    const files = new Set([...where.values()].map((p) => Math.floor(p / perPage))).size;
+    if (where.size === needed.size && (best === null || files < best[0])) best = [files, names, baseSort, where];
+  }
+  if (best === null) return null;
+  const [, names, baseSort, where] = best;
+  const found = new Map();
+  let meta = null;
+  const numbers = [...new Set([...where.values()].map((p) => Math.floor(p / perPage) + 1))].sort((a, b) => a - b);
+  for (const number of numbers) {
+    const body = await listing.fetch(listing.file(new Map(names.map((n) => [n, exact.get(n)])), baseSort, number));
+    if (body === null) return null;
+    const document = parseListing(asText(body));
+    meta = meta || document.meta;
+    for (const [i, p] of where) {
+      if (Math.floor(p / perPage) + 1 === number && p % perPage < document.data.length) {
+        found.set(i, document.data[p % perPage]);
+      }
+    }
+  }
+  if (found.size !== chosen.length) return null;
+  return listing.page(chosen.map((i) => found.get(i)), total, values, sort, page, meta);
 }
 
 function shownValue(value) {

@@ -1,0 +1,158 @@
+"""The query front door's cost per request: file reads, bytes read, and latency against a plain static file.
+
+    python bench/frontdoor.py --sizes embedded,10000,100000          # fetches and bytes per request
+    python bench/frontdoor.py --sizes embedded,10000 --latency       # and p50/p99 under wrangler and Deno
+
+Each size is synthesized (``synth --companies N --seed 1``; ``embedded`` is ``data/``) and built into
+``bench/out/frontdoor-<size>`` (kept between runs: ``--rebuild`` builds again). The table is the conformance
+table the tests run (tests/frontdoor_js/table.py and tests/test_frontdoor.py: the issue's queries as people write
+them, every filter value with every sort and page, pairs, ladder values between the rungs). The Python resolver
+answers each over the built files and counts what it reads; Node runs the same table and must agree (the runtimes'
+answers are checked byte for byte in the suite).
+
+``--latency``: the same table through ``wrangler pages dev`` (the Cloudflare worker) and through Deno running the
+Netlify Edge Function (tests/netlify/edge_harness.mjs), each inside ``unshare -n``, with 200 requests for one
+static file on the same server in the same run; prints p50 and p99 of both and their ratio (budget: 3x).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from generator.cli import main as cli  # noqa: E402
+from generator.frontdoor.resolver import Resolver  # noqa: E402
+from tests.frontdoor_js.table import ISSUE, generated  # noqa: E402
+from tests.test_frontdoor import NATURAL, _generated  # noqa: E402
+
+OUT = ROOT / "bench" / "out"
+
+
+def _run(args: list[str]) -> None:
+    try:
+        cli.main(args, standalone_mode=False)
+    except SystemExit as exit_:
+        if exit_.code:
+            raise
+
+
+def built(size: str, rebuild: bool) -> Path:
+    dist = OUT / f"frontdoor-{size}" / "dist"
+    if dist.is_dir() and not rebuild:
+        return dist
+    data = ROOT / "data"
+    if size != "embedded":
+        data = OUT / f"frontdoor-{size}" / "data"
+        _run(["synth", "--companies", size, "--seed", "1", "--out", str(data)])
+    _run(["build", "--data", str(data), "--out", str(dist), "--force", "--quiet"])
+    return dist
+
+
+def table(dist: Path) -> tuple[Resolver, list[str]]:
+    def fetch(path: str) -> bytes | None:
+        file = dist / path.lstrip("/")
+        return file.read_bytes() if file.is_file() else None
+
+    space = json.loads((dist / "api" / "query-space.json").read_text(encoding="utf-8"))
+    resolver = Resolver(space, fetch)
+    urls = list(dict.fromkeys([*ISSUE, *generated(space), *NATURAL, *_generated(resolver)]))
+    return resolver, urls
+
+
+def _pick(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def fetches(dist: Path) -> dict[str, object]:
+    resolver, urls = table(dist)
+    counts, sizes, worst = [], [], []
+    for url in urls:
+        path, _, query = url.partition("?")
+        answer = resolver.resolve(path, query)
+        if answer is None:
+            continue  # not the front door's: a file served as it is
+        read = sum((dist / p.lstrip("/")).stat().st_size for p in answer.fetches if (dist / p.lstrip("/")).is_file())
+        counts.append(len(answer.fetches))
+        sizes.append(read)
+        worst.append((len(answer.fetches), read, url))
+    worst.sort(reverse=True)
+    return {"queries": len(counts), "fetches_p50": statistics.median(counts), "fetches_p99": _pick(counts, 0.99),
+            "fetches_max": max(counts), "over_4": sum(c > 4 for c in counts),
+            "bytes_p50": statistics.median(sizes), "bytes_p99": _pick(sizes, 0.99), "bytes_max": max(sizes),
+            "worst": worst[:5]}
+
+
+def latency(dist: Path) -> dict[str, dict[str, float]]:
+    """p50/p99 of the table and of a static file under wrangler pages dev and under Deno, in one run each."""
+    _, urls = table(dist)
+    wrangler = ROOT / "tests" / "cloudflare" / "node_modules" / ".bin" / "wrangler"
+    deno = ROOT / "node_modules" / ".bin" / "deno"
+    out: dict[str, dict[str, float]] = {}
+    with tempfile.TemporaryDirectory() as scratch:
+        work = Path(scratch)
+        site = work / "site"
+        shutil.copytree(dist, site / "dist", copy_function=os.link)
+        _run(["cloudflare-worker", "--out", str(site / "dist" / "_worker.js")])
+        _run(["cloudflare-headers", "--out", str(site / "dist" / "_headers")])
+        shutil.copy(ROOT / "netlify.toml", site / "netlify.toml")
+        shutil.copytree(ROOT / "netlify" / "edge-functions", site / "netlify" / "edge-functions")
+        shutil.copytree(ROOT / "generator" / "frontdoor" / "js", site / "generator" / "frontdoor" / "js")
+        (work / "urls.json").write_text(json.dumps([u for u in urls if u.startswith("/api/")]), encoding="utf-8")
+        (work / "home").mkdir()
+        hosts = {
+            "wrangler": [str(wrangler), "pages", "dev", "dist", "--ip", "127.0.0.1", "--port", "8788"],
+            "deno": [str(deno), "run", "--no-remote", "--allow-net=127.0.0.1", "--allow-read", "--allow-env",
+                     str(ROOT / "tests" / "netlify" / "edge_harness.mjs"), str(site), "8788"],
+        }
+        for name, command in hosts.items():
+            result = work / f"{name}.json"
+            env = {**os.environ, "HOME": str(work / "home"), "DENO_NO_UPDATE_CHECK": "1"}
+            subprocess.run(["unshare", "-n", "-r", sys.executable, str(ROOT / "tests" / "frontdoor_js" /
+                                                                        "http_table.py"),
+                            str(site), "8788", str(work / "urls.json"), str(result), "--", *command],
+                           env=env, check=True, capture_output=True, timeout=1800)
+            found = json.loads(result.read_text(encoding="utf-8"))
+            front = [v["seconds"] for v in found["table"].values()]
+            static = found["static_seconds"]
+            out[name] = {"front_p50": statistics.median(front) * 1000, "front_p99": _pick(front, 0.99) * 1000,
+                         "static_p50": statistics.median(static) * 1000, "static_p99": _pick(static, 0.99) * 1000}
+            out[name]["ratio_p99"] = out[name]["front_p99"] / out[name]["static_p99"]
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sizes", default="embedded,10000")
+    parser.add_argument("--latency", action="store_true")
+    parser.add_argument("--rebuild", action="store_true")
+    args = parser.parse_args()
+    for size in args.sizes.split(","):
+        dist = built(size, args.rebuild)
+        found = fetches(dist)
+        index = sum(f.stat().st_size for f in (dist / "api" / "query-index").glob("*.json"))
+        print(f"{size}: {found['queries']} queries; fetches median {found['fetches_p50']} p99 "
+              f"{found['fetches_p99']} max {found['fetches_max']} ({found['over_4']} over 4); bytes median "
+              f"{found['bytes_p50']:,.0f} p99 {found['bytes_p99']:,.0f} max {found['bytes_max']:,.0f}; "
+              f"query indexes {index:,} bytes")
+        for count, read, url in found["worst"]:  # type: ignore[attr-defined]
+            print(f"  {count} reads, {read:,} bytes: {url}")
+        if args.latency:
+            for name, figures in latency(dist).items():
+                print(f"  {name}: front door p50 {figures['front_p50']:.1f} ms p99 {figures['front_p99']:.1f} ms; "
+                      f"static file p50 {figures['static_p50']:.1f} ms p99 {figures['static_p99']:.1f} ms; "
+                      f"p99 ratio {figures['ratio_p99']:.2f}x")
+
+
+if __name__ == "__main__":
+    main()

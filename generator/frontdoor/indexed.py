@@ -1,0 +1,162 @@
+"""A listing query without a file of its own, answered through the route's query index (``api.query_index``): the
+index gives every row of the answer in the asked order (so its total), then, among the published combinations
+that hold the answer, the one whose pages hold the asked page's rows in the fewest files; only those pages are read.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from decimal import Decimal
+from typing import Protocol
+
+from generator.frontdoor.common import Answer, Fetch, not_found
+
+Mask = list[bool]
+
+
+class Listing(Protocol):
+    """What this module uses of ``listing.Listing`` (which calls it)."""
+
+    fetch: Fetch
+    route: dict
+    filters: dict[str, dict]
+
+    def combines(self, names: set[str]) -> bool: ...
+    def sorts_for(self, names: set[str]) -> list[str]: ...
+    def file(self, filters: dict[str, str], sort: str, page: int) -> str: ...
+    def page(self, data: list[dict], total: int, values: dict[str, object], sort: str, page: int,
+             base_meta: dict[str, object]) -> Answer: ...
+
+
+def _short(flt: dict, value: object) -> bool:
+    """Whether a text value is one the index answers: a prefix query whose words, and the words glued together,
+    are all shorter than the shortest indexed prefix (longer ones have files of their own)."""
+    return bool(flt["prefixes"]) and len("".join(value)) < flt["prefixes"][0]  # type: ignore[arg-type]
+
+
+def _starting(entry: dict, word: str) -> Mask:
+    codes = {i for i, v in enumerate(entry["values"]) if v.startswith(word)}
+    return [not codes.isdisjoint(found) for found in entry["codes"]]
+
+
+def _mask(entry: dict, flt: dict, value: object) -> Mask:
+    """Which rows (in the index's order) match one filter value."""
+    if flt["kind"] == "text":  # every word starts a word of the row, or the words glued together do
+        each = _all([_starting(entry, w) for w in value], len(entry["codes"]))  # type: ignore[attr-defined]
+        glued = _starting(entry, "".join(value))  # type: ignore[arg-type]
+        return [a or b for a, b in zip(each, glued, strict=True)]
+    if flt["kind"] == "ladder":
+        return [n is not None and n >= value for n in entry["numbers"]]  # type: ignore[operator]
+    if flt["kind"] == "year":
+        return [n == value for n in entry["numbers"]]
+    values = entry["values"]
+    if str(value) not in values:
+        return [False] * len(entry["codes"])
+    code = values.index(str(value))
+    if flt["multi"]:
+        return [code in codes for codes in entry["codes"]]
+    return [c == code for c in entry["codes"]]
+
+
+def _all(masks: list[Mask], rows: int) -> Mask:
+    out = [True] * rows
+    for mask in masks:
+        out = [a and b for a, b in zip(out, mask, strict=True)]
+    return out
+
+
+def _candidates(listing: Listing, exact: dict[str, str]) -> list[tuple[tuple[str, ...], str]]:
+    """(filters, sort) of every published combination that holds the answer and that no larger one of the same
+    sort contains: per sort in the route's order, the subsets of ``exact`` from the largest, in declaration
+    order."""
+    route = listing.route
+    names = list(exact)
+    out: list[tuple[tuple[str, ...], str]] = []
+    for sort in route["sorts"]:
+        kept: list[set[str]] = []
+        for size in range(len(names), -1, -1):
+            for chosen in itertools.combinations(names, size):
+                if not chosen and route["default_filters"]:
+                    continue  # the unfiltered folder of a route with default filters is not "every row"
+                if any(set(chosen) <= k for k in kept):
+                    continue
+                if listing.combines(set(chosen)) and sort in listing.sorts_for(set(chosen)):
+                    kept.append(set(chosen))
+                    out.append((chosen, sort))
+    return out
+
+
+def from_index(listing: Listing, values: dict[str, object], sort: str, page: int) -> Answer | None:
+    """The answer, or None when the route has no index or the query a filter it does not hold (text, an open
+    domain): the caller then reads whole combinations."""
+    route = listing.route
+    filters = listing.filters
+    if not route.get("index") or any("exists" in filters[n] or (filters[n]["kind"] == "text" and not _short(
+            filters[n], v)) for n, v in values.items()):
+        return None
+    raw = listing.fetch(route["index"])
+    if raw is None:
+        return None
+    index = json.loads(raw)
+    rows, per_page = index["rows"], route["per_page"]
+    if any(name not in index["filters"] for name in values):
+        return None
+    mask = _all([_mask(index["filters"][n], filters[n], v) for n, v in values.items()], rows)
+
+    def order(name: str) -> list[int]:
+        return list(range(rows)) if name == index["order"] else index["orders"][name]
+
+    matches = [i for i in order(sort) if mask[i]]
+    total, pages = len(matches), -(-len(matches) // per_page)
+    if page > max(pages, 1):
+        return not_found(f"{route['path']}: page {page} is past the last page ({max(pages, 1)})")
+    chosen = matches[(page - 1) * per_page: page * per_page]
+    if not chosen:
+        return listing.page([], 0, values, sort, page, {})
+    exact: dict[str, str] = {}
+    bases: dict[str, Mask] = {}
+    for name, value in values.items():
+        flt = filters[name]
+        if flt["kind"] == "ladder":
+            rungs = [r for r in flt["ladder"] if Decimal(r) <= value]  # type: ignore[operator]
+            if not rungs:
+                continue  # below the lowest rung: no file narrows it
+            exact[name] = str(max(rungs))
+            bases[name] = _mask(index["filters"][name], flt, Decimal(max(rungs)))
+        elif flt["kind"] != "text":  # a short prefix has no file: the other filters' files hold the answer
+            exact[name] = str(value)
+            bases[name] = _mask(index["filters"][name], flt, value)
+    best: tuple[int, tuple[str, ...], str, dict[int, int]] | None = None
+    needed = set(chosen)
+    for names, base_sort in _candidates(listing, exact):
+        base = _all([bases[n] for n in names], rows)
+        where: dict[int, int] = {}
+        position = 0
+        for i in order(base_sort):
+            if base[i]:
+                if i in needed:
+                    where[i] = position
+                    if len(where) == len(needed):
+                        break
+                position += 1
+        files = len({p // per_page for p in where.values()})
+        if len(where) == len(needed) and (best is None or files < best[0]):
+            best = (files, names, base_sort, where)
+    if best is None:
+        return None
+    _, names, base_sort, where = best
+    found: dict[int, dict] = {}
+    meta: dict[str, object] = {}
+    for number in sorted({p // per_page + 1 for p in where.values()}):
+        body = listing.fetch(listing.file({n: exact[n] for n in names}, base_sort, number))
+        if body is None:
+            return None
+        document = json.loads(body)
+        meta = meta or document["meta"]
+        for i, p in where.items():
+            if p // per_page + 1 == number and p % per_page < len(document["data"]):
+                found[i] = document["data"][p % per_page]
+    if len(found) != len(chosen):
+        return None
+    return listing.page([found[i] for i in chosen], total, values, sort, page, meta)
