@@ -5,6 +5,7 @@ importer normalises the same rows, that bad input fails naming file, row and rea
 from __future__ import annotations
 
 import csv
+import datetime as dt
 import json
 import shutil
 from pathlib import Path
@@ -14,7 +15,7 @@ import pytest
 from generator.importers import import_files, plan
 from generator.importers.base import SourceError
 from tests.conftest import SHARED_DATA
-from tests.nasdaq_fixture import EARLY_FILE, FIXTURES, HTML_PAGE, MONTHS, derive, error_answer
+from tests.nasdaq_fixture import EARLY_FILE, FIXTURES, HTML_PAGE, MONTHS, derive, document, error_answer
 
 QUIET = lambda _: None  # noqa: E731
 NASDAQ_CSV = SHARED_DATA / "nasdaq-ipos-2021-2025"
@@ -67,6 +68,29 @@ def test_each_table_becomes_ipos_and_a_later_month_moves_them_on(tmp_path: Path)
     before = {p.name: p.read_bytes() for p in into.iterdir()}
     assert import_files("nasdaq-calendar", [*months, FIXTURES / "2025-09.json"], into, QUIET).changed == []
     assert {p.name: p.read_bytes() for p in into.iterdir()} == before
+
+
+def test_an_upcoming_deal_that_is_withdrawn_is_withdrawn(tmp_path: Path) -> None:
+    """Whichever month is imported first: withdrawn ranks above upcoming (and below listed)."""
+    deal = {"dealID": "9000003-900003", "companyName": "Fixture Pulled Deal Corp", "dollarValueOfSharesOffered":
+            "$20,000,000"}
+    filed = deal | {"proposedTickerSymbol": "FXPD", "filedDate": "9/02/2025"}
+    upcoming = deal | {"proposedTickerSymbol": "FXPD", "proposedExchange": "NASDAQ Capital",
+                       "proposedSharePrice": "4.00-5.00", "sharesOffered": "4,000,000",
+                       "expectedPriceDate": "9/24/2025"}
+    withdrawn = deal | {"proposedTickerSymbol": None, "proposedExchange": None, "sharesOffered": "4,000,000",
+                        "filedDate": "9/02/2025", "withdrawDate": "10/03/2025"}
+    september = tmp_path / "2025-09.json"
+    september.write_bytes(document("2025-09", dt.date(2025, 9, 20), {"filed": [filed], "upcoming": [upcoming]}))
+    october = tmp_path / "2025-10.json"
+    october.write_bytes(document("2025-10", dt.date(2025, 10, 6), {"withdrawn": [withdrawn]}))
+    for order in ([september, october], [october, september]):
+        into = tmp_path / f"canonical-{order[0].stem}"
+        import_files("nasdaq-calendar", order, into, QUIET)
+        (ipo,) = rows(into, "ipos")
+        assert (ipo["status"], ipo["ticker"], ipo["filed_date"], ipo["expected_date"], ipo["withdrawn_date"],
+                ipo["price_range_low_cents"], ipo["price_range_high_cents"], ipo["exchange"]) == (
+            "withdrawn", "FXPD", "2025-09-02", "2025-09-24", "2025-10-03", "400", "500", "nasdaq")
 
 
 @pytest.mark.skipif(not NASDAQ_CSV.exists(), reason="needs ../shared/data")
