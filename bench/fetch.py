@@ -1,5 +1,6 @@
-"""Fetch benchmark (not a test): what a night's ``python -m generator fetch edgar`` costs in requests, bytes and
-seconds, measured against the tests' fixture server on 127.0.0.1 (tests/sec_fixture.py), never the SEC.
+"""Fetch benchmark (not a test): what a night's ``python -m generator fetch edgar`` and ``fetch nasdaq`` cost in
+requests, bytes and seconds, measured against the tests' fixture server on 127.0.0.1 (tests/sec_fixture.py),
+never the SEC or Nasdaq.
 
 The server holds the SEC's layout with the real files of ../shared/data/edgar at full size: both ticker lists,
 and the real daily index of 2020-01-03 (7,989 filings, 668 kB) served for every business day of the week
@@ -10,6 +11,16 @@ It measures, each as its own ``fetch`` process at the SEC's rate (10 requests a 
 1. the first night: a week of daily indexes (``--since 2019-12-30``) into an empty raw folder;
 2. a second run the same night: nothing changed (every request a 304, or a day still without its index);
 3. the next night: a changed ticker list and one new daily index (2020-01-06).
+
+For Nasdaq the same server answers ``/api/ipo/calendar?date=YYYY-MM`` as Nasdaq's API does (no validators, the
+whole month each time) with the three fixture months of tests/fixtures/nasdaq-calendar (July to September 2025,
+full months: 42 to 95 deals each), served as the two months before the current one and the current one (the
+CLI reads the real clock to decide which months a night asks for again):
+
+4. the first night: the three months (``--since``), the current one as it stood on 2025-09-11;
+5. a second run the same night: the current month asked again (and the previous one during a month's first eight days),
+   the same bytes, nothing kept;
+6. the next night: the current month changed (September as it stood on 2025-09-18), kept again.
 
 Usage: ``python bench/fetch.py [--data ../shared/data] [--rate 10]``. Prints one line per run (requests,
 downloaded, not modified, absent, wire bytes, seconds) for the README.
@@ -31,6 +42,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from tests.nasdaq_fixture import FIXTURES, MONTHS, calendar_tree, fixture_months  # noqa: E402
 from tests.sec_fixture import SecServer, index_path, sec_tree  # noqa: E402
 
 WEEK = [dt.date(2019, 12, 30), dt.date(2019, 12, 31), dt.date(2020, 1, 2), dt.date(2020, 1, 3)]
@@ -39,11 +51,11 @@ _SUMMARY = re.compile(r"(\d+) requests: (\d+) downloaded, (\d+) not modified, (\
                       r"([\d,]+) bytes")
 
 
-def fetch(server: SecServer, raw: Path, rate: float, *args: str) -> str:
+def fetch(server: SecServer, raw: Path, rate: float, *args: str, source: str = "edgar") -> str:
     env = {**os.environ, "COMPANY_IPO_API_USER_AGENT": "Fetch Benchmark bench@example.com",
            "COMPANY_IPO_API_BASE_URL": server.base}
     started = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "generator", "fetch", "edgar", "--into", str(raw), "--rate",
+    done = subprocess.run([sys.executable, "-m", "generator", "fetch", source, "--into", str(raw), "--rate",
                            str(rate), *args], cwd=ROOT, env=env, capture_output=True, text=True)
     seconds = time.perf_counter() - started
     if done.returncode != 0:
@@ -61,10 +73,15 @@ def main() -> None:
     parser.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data")
     parser.add_argument("--rate", type=float, default=10.0)
     options = parser.parse_args()
+    this_month = dt.datetime.now(dt.UTC).date().replace(day=1)
+    served = [this_month]
+    while len(served) < len(MONTHS):
+        served.insert(0, (served[0] - dt.timedelta(days=1)).replace(day=1))
+    as_served = dict(zip([f"{m:%Y-%m}" for m in served], fixture_months(early=True).values(), strict=True))
     with tempfile.TemporaryDirectory() as scratch:
-        root = sec_tree(Path(scratch) / "sec", options.data / "edgar", WEEK)
+        root = calendar_tree(sec_tree(Path(scratch) / "sec", options.data / "edgar", WEEK), as_served)
         raw = Path(scratch) / "raw"
-        with SecServer(root, forbidden={"/" + index_path(HOLIDAY)}) as server:
+        with SecServer(root, forbidden={"/" + index_path(HOLIDAY)}, browser=("/api/",)) as server:
             print("first night, a week of daily indexes:",
                   fetch(server, raw, options.rate, "--since", "2019-12-30", "--until", "2020-01-03"))
             print("same night again, nothing new:       ",
@@ -77,8 +94,13 @@ def main() -> None:
             (root / index_path(dt.date(2020, 1, 6))).write_bytes((root / index_path(WEEK[-1])).read_bytes())
             print("next night, one new index and list:  ",
                   fetch(server, raw, options.rate, "--until", "2020-01-06"))
+            print(f"Nasdaq, first night, 3 months ({served[0]:%Y-%m} to {served[-1]:%Y-%m}):",
+                  fetch(server, raw, options.rate, "--since", f"{served[0]:%Y-%m}", source="nasdaq"))
+            print("Nasdaq, same night again:            ", fetch(server, raw, options.rate, source="nasdaq"))
+            calendar_tree(root, {f"{this_month:%Y-%m}": (FIXTURES / f"{MONTHS[-1]}.json").read_bytes()})
+            print("Nasdaq, next night, the month changed:", fetch(server, raw, options.rate, source="nasdaq"))
         size = sum(p.stat().st_size for p in raw.rglob("*") if p.is_file())
-        print(f"raw folder after the three runs: {size:,} bytes in {len(list(raw.glob('2*')))} run folders")
+        print(f"raw folder after the six runs: {size:,} bytes in {len(list(raw.glob('2*')))} run folders")
 
 
 if __name__ == "__main__":

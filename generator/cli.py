@@ -237,21 +237,25 @@ def import_(source: str, files: tuple[Path, ...], into: Path, quiet: bool) -> No
               help="Raw folder to add this run's dated folder to (what `import auto RAW` reads).")
 @click.option("--user-agent", "agent", envvar=["COMPANY_IPO_API_USER_AGENT", "SEC_USER_AGENT"], default=None,
               help="Names the operator, with a contact e-mail address, as the SEC asks (e.g. 'Company Name "
-              "admin@example.com'). Default: $COMPANY_IPO_API_USER_AGENT or $SEC_USER_AGENT; required.")
+              "admin@example.com'; Nasdaq gets it as 'Mozilla/5.0 (compatible; ...)'). Default: "
+              "$COMPANY_IPO_API_USER_AGENT or $SEC_USER_AGENT; required.")
 @click.option("--rate", type=click.FloatRange(min=0.01, max=10.0), default=10.0, show_default=True,
               help="Requests a second at most (the SEC allows 10).")
-@click.option("--since", type=click.DateTime(["%Y-%m-%d"]), default=None,
-              help="First day of daily indexes. Default: the day after the newest one the raw folder has, "
-              "else a week back.")
+@click.option("--since", type=click.DateTime(["%Y-%m-%d", "%Y-%m"]), default=None,
+              help="First day of daily indexes, and first month of Nasdaq calendars (YYYY-MM: its first day). "
+              "Default: the day after the newest index the raw folder has, else a week back; the calendars of "
+              "the months after the newest one held and of those not yet final, else the previous month.")
 @click.option("--until", type=click.DateTime(["%Y-%m-%d"]), default=None,
-              help="Last day of daily indexes. Default: today (UTC).")
+              help="Last day of daily indexes (and month of calendars). Default: today (UTC).")
 @click.option("--base-url", "base_urls", multiple=True, envvar="COMPANY_IPO_API_BASE_URL",
-              help="Fetch from a mirror: URL (every site) or SITE=URL (www.sec.gov, data.sec.gov); repeatable.")
+              help="Fetch from a mirror: URL (every site) or SITE=URL (www.sec.gov, data.sec.gov, api.nasdaq.com); "
+              "repeatable.")
 @click.option("--quiet", is_flag=True, help="Print nothing but errors.")
 def fetch(sources: tuple[str, ...], into: Path, agent: str | None, rate: float, since: dt.datetime | None,
           until: dt.datetime | None, base_urls: tuple[str, ...], quiet: bool) -> None:
-    """Download public sources (SOURCE: edgar, or edgar-tickers, edgar-daily-index, edgar-submissions) into a raw
-    folder, politely and incrementally; a run that fails keeps nothing and names each URL that failed."""
+    """Download public sources (SOURCE: edgar, or edgar-tickers, edgar-daily-index, edgar-submissions; nasdaq, the
+    monthly IPO calendar) into a raw folder, politely and incrementally; a run that fails keeps nothing and names
+    each URL that failed."""
     from generator.fetch.client import FetchError
     from generator.fetch.run import FetchConfig
     from generator.fetch.run import fetch as run_fetch

@@ -1,11 +1,17 @@
-"""A stand-in for www.sec.gov and data.sec.gov on 127.0.0.1: the real files of ../shared/data/edgar in the SEC's
-URL layout, submissions documents written here in the SEC's documented shape, and the faults a real run meets.
+"""A stand-in for www.sec.gov and data.sec.gov (and api.nasdaq.com) on 127.0.0.1: the real files of
+../shared/data/edgar in the SEC's URL layout, submissions documents written here in the SEC's documented shape,
+and the faults a real run meets.
 
 ``sec_tree`` lays the files out; ``SecServer`` serves a tree (threaded, HTTP/1.1 keep-alive, gzip when asked,
 ``ETag`` and ``Last-Modified`` with 304 answers to conditional requests, 403 to a request without User-Agent,
 404 for what it does not hold or 403 for the paths in ``forbidden``) and logs every request with its arrival
-time. ``faults[path]`` is a queue of answers given before the file itself: a status (with ``Retry-After``) or a
-body cut short of its ``Content-Length``. Used by tests/test_fetch.py and bench/fetch.py.
+time. A request with a query string is answered from the file named by the query in the folder of the path
+(``/api/ipo/calendar?date=2025-07`` from ``api/ipo/calendar/date=2025-07``). Paths under a ``browser`` prefix
+are served as Nasdaq's API serves them: no validators (``Cache-Control: no-cache``, every answer a 200 with the
+whole body) and 403 to a request that does not look like a browser's (a ``Mozilla/`` User-Agent and an
+``Accept`` naming JSON). ``faults[target]`` (the path, with its query if any) is a queue of answers given before
+the file itself: a status (with ``Retry-After``), a body of its own (an HTML page, an error answer), or a body
+cut short of its ``Content-Length``. Used by tests/test_fetch.py, tests/test_fetch_nasdaq.py and bench/fetch.py.
 """
 
 from __future__ import annotations
@@ -96,6 +102,9 @@ class Fault:
     retry_after: str = ""
     short: bool = False
     """Send the file's headers and half its body, then close the connection."""
+    body: bytes | None = None
+    """Answer ``status`` with this body (and ``content_type``) instead of the default one."""
+    content_type: str = "text/html; charset=utf-8"
 
 
 @dataclass(frozen=True)
@@ -106,12 +115,15 @@ class Hit:
     agent: str
     conditional: bool
     gzip: bool
+    accept: str = ""
 
 
 @dataclass
 class SecServer:
     root: Path
     forbidden: set[str] = field(default_factory=set)
+    browser: tuple[str, ...] = ()
+    """Path prefixes served as Nasdaq's API serves them (see the module's docstring)."""
     faults: dict[str, list[Fault]] = field(default_factory=lambda: defaultdict(list))
     hits: list[Hit] = field(default_factory=list)
     base: str = ""
@@ -155,14 +167,17 @@ def _handler(owner: SecServer) -> type[BaseHTTPRequestHandler]:
 
         def do_GET(self) -> None:  # noqa: N802 (http.server's name)
             arrived = time.monotonic()
-            path = urlsplit(self.path).path
-            agent = self.headers.get("User-Agent", "")
+            parts = urlsplit(self.path)
+            path = parts.path + (f"?{parts.query}" if parts.query else "")
+            stored = parts.path + (f"/{parts.query}" if parts.query else "")
+            agent, accept = self.headers.get("User-Agent", ""), self.headers.get("Accept", "")
+            browser = path.startswith(owner.browser) if owner.browser else False
             wants_gzip = "gzip" in self.headers.get("Accept-Encoding", "")
             conditional = bool(self.headers.get("If-None-Match") or self.headers.get("If-Modified-Since"))
 
             def answer(status: int, body: bytes = b"", headers: dict[str, str] | None = None,
                        zipped: bool = False) -> None:
-                owner.log(Hit(arrived, path, status, agent, conditional, zipped))
+                owner.log(Hit(arrived, path, status, agent, conditional, zipped, accept))
                 self.send_response(status)
                 for name, value in (headers or {}).items():
                     self.send_header(name, value)
@@ -173,22 +188,31 @@ def _handler(owner: SecServer) -> type[BaseHTTPRequestHandler]:
 
             if not agent:
                 return answer(403, b"Your request originates from an undeclared automated tool.\n")
-            file = (owner.root / path.lstrip("/")).resolve()
+            if browser and not (agent.startswith("Mozilla/") and "json" in accept):
+                return answer(403, b"<HTML><HEAD><TITLE>Access Denied</TITLE></HEAD></HTML>\n")
+            file = (owner.root / stored.lstrip("/")).resolve()
             held = file.is_relative_to(owner.root.resolve()) and file.is_file()
             data = file.read_bytes() if held else b""
             fault = owner.fault(path)
             if fault is not None and fault.short:
-                owner.log(Hit(arrived, path, 200, agent, conditional, False))
+                owner.log(Hit(arrived, path, 200, agent, conditional, False, accept))
                 self.send_response(200)
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
                 self.wfile.write(data[: len(data) // 2])
                 self.close_connection = True
                 return None
+            if fault is not None and fault.body is not None:
+                return answer(fault.status, fault.body, {"Content-Type": fault.content_type})
             if fault is not None:
                 return answer(fault.status, b"busy\n", {"Retry-After": fault.retry_after} if fault.retry_after else {})
             if not held:
                 return answer(403 if path in owner.forbidden else 404, b"not here\n")
+            if browser:
+                headers = {"Content-Type": "application/json; charset=utf-8", "Cache-Control": "max-age=0, no-cache"}
+                if wants_gzip:
+                    return answer(200, gzip.compress(data, mtime=0), {**headers, "Content-Encoding": "gzip"}, True)
+                return answer(200, data, headers)
             etag = etag_of(data)
             modified = email.utils.formatdate(int(file.stat().st_mtime), usegmt=True)
             validators = {"ETag": etag, "Last-Modified": modified}

@@ -1,4 +1,5 @@
-"""Fetchers of the public sources into a raw folder: ``python -m generator fetch SOURCE... --into RAW``.
+"""Fetchers of the public sources (SEC EDGAR, the Nasdaq IPO calendar) into a raw folder:
+``python -m generator fetch SOURCE... --into RAW``.
 
 ``http`` is the one polite client (a User-Agent that names the operator, at most 10 requests a second, retries
 with backoff that honour ``Retry-After``, gzip, conditional requests); ``sources`` says what each source's URLs

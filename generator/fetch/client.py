@@ -103,10 +103,10 @@ class Client:
     requests: int = 0
     _connections: dict[tuple[str, str], http.client.HTTPConnection] = field(default_factory=dict)
 
-    def get(self, url: str, etag: str = "", last_modified: str = "") -> Response:
-        """GET ``url`` (conditionally when ``etag`` or ``last_modified``); any status but 429 and 5xx is
-        returned; raises ``FetchError`` when the retries are spent."""
-        headers = {"User-Agent": self.agent, "Accept-Encoding": "gzip, deflate"}
+    def get(self, url: str, etag: str = "", last_modified: str = "", extra: dict[str, str] | None = None) -> Response:
+        """GET ``url`` (conditionally when ``etag`` or ``last_modified``; ``extra`` headers over the client's own);
+        any status but 429 and 5xx is returned; raises ``FetchError`` when the retries are spent."""
+        headers = {"User-Agent": self.agent, "Accept-Encoding": "gzip, deflate", **(extra or {})}
         if etag:
             headers["If-None-Match"] = etag
         if last_modified:

@@ -27,9 +27,10 @@ class FetchConfig:
     """None: from the environment (``client.USER_AGENT_ENV``)."""
     rate: float = 10.0
     since: dt.date | None = None
-    """First day of daily indexes; default: the day after the newest index the raw folder has (else a week)."""
+    """First day of daily indexes (and first month of calendars); default: the day after the newest index the raw
+    folder has (else a week back), and for calendars ``sources.calendar_months``."""
     until: dt.date | None = None
-    """Last day of daily indexes; default: today (UTC)."""
+    """Last day of daily indexes (and month of calendars); default: today (UTC)."""
     base_urls: list[str] = field(default_factory=list)
     retries: int = 4
     backoff: float = 1.0
@@ -77,11 +78,18 @@ class _Run:
             first = max(have) + dt.timedelta(days=1) if have else until - dt.timedelta(days=FIRST_RUN_DAYS - 1)
         return sources.business_days(first, until)
 
+    def months(self) -> list[dt.date]:
+        held = {month: entry.time for url, entry in self.previous.items()
+                if entry.source == sources.CALENDAR and (month := sources.calendar_month(url)) is not None}
+        return sources.calendar_months(held, self.config.since, self.config.until or self.config.now().date())
+
     def targets(self, source: str) -> list[sources.Target]:
         if source == sources.TICKERS:
             return sources.ticker_lists()
         if source == sources.DAILY_INDEX:
             return [sources.daily_index(day) for day in self.days()]
+        if source == sources.CALENDAR:
+            return [sources.calendar(month) for month in self.months()]
         ciks: set[str] = set()
         for index in self.indexes:
             ciks |= sources.filers(index)
@@ -101,8 +109,9 @@ class _Run:
     def one(self, target: sources.Target) -> Tally:
         url = target.url(self.bases)
         known = self.previous.get(url)
+        extra = sources.request_headers(target.site, self.client.agent)
         try:
-            response = self.client.get(url, *(known.etag, known.last_modified) if known else ("", ""))
+            response = self.client.get(url, *(known.etag, known.last_modified) if known else ("", ""), extra)
         except FetchError as error:
             self.failures.append(str(error))
             return Tally(failed=1)
@@ -119,9 +128,12 @@ class _Run:
         if response.status != 200:
             self.failures.append(f"{url}: HTTP {response.status}")
             return Tally(failed=1, bytes=response.wire_bytes)
+        if known is not None and sha256(response.body) == known.sha256:  # a server without validators: same bytes
+            self.entries.append(_replace(entry, known, response.etag, response.last_modified))
+            return Tally(not_modified=1, bytes=response.wire_bytes)
         staged = self.raw.stage(target.local, response.body)
         try:
-            sources.verify(staged)
+            sources.verify(staged, target.source)
         except ValueError as error:
             self.failures.append(f"{url}: {error}")
             return Tally(failed=1, bytes=response.wire_bytes)
@@ -133,8 +145,9 @@ class _Run:
 
 
 def _replace(entry: Entry, known: Entry, etag: str, last_modified: str) -> Entry:
-    """A 304's entry: the earlier file it confirms, with the validators the server sent now."""
-    return Entry(entry.url, entry.source, 304, entry.time, known.bytes, known.sha256, known.path, etag,
+    """A 304's entry (or a 200's with the bytes held already): the earlier file it confirms, with the validators
+    the server sent now."""
+    return Entry(entry.url, entry.source, entry.status, entry.time, known.bytes, known.sha256, known.path, etag,
                  last_modified)
 
 

@@ -6,6 +6,7 @@ Layout::
     RAW/2025-09-18T031702Z/www.sec.gov/files/company_tickers.json
     RAW/2025-09-18T031702Z/www.sec.gov/Archives/edgar/daily-index/2025/QTR3/master.20250917.idx
     RAW/2025-09-18T031702Z/data.sec.gov/submissions/CIK0001234567.json
+    RAW/2025-09-18T031702Z/api.nasdaq.com/api/ipo/calendar/2025-09.json       ?date=2025-09
 
 A run downloads into ``RAW/.fetch-staging/STAMP/`` (hidden: ``import`` never reads it), verifies each file, and
 only when every URL of the run succeeded writes its manifest there and renames the folder to ``RAW/STAMP`` (one
@@ -15,7 +16,8 @@ of the same URL lands in a newer run's folder, and ``import`` reads the newest (
 
 The manifest lists every request of the run in order: ``url``, ``source``, ``status`` (200, 304 not modified,
 403/404 absent), ``time`` (UTC), ``bytes`` and ``sha256`` of the file it refers to, ``path`` (relative to RAW:
-the new file, or for a 304 the earlier file that is still current, or "" when absent), ``etag`` and
+the new file, or for a 304 the earlier file that is still current, and for a 200 whose body is that file's
+bytes again (a server that sends no validators) that file too, or "" when absent), ``etag`` and
 ``last_modified`` as the server sent them. Later runs take their conditional requests from it.
 """
 

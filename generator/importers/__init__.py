@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from generator.dataset.schema import RESERVED_SLUGS
-from generator.importers import crunchbase, edgar, edgar_sectors, investors, iposcoop, nasdaq, unicorns
+from generator.importers import crunchbase, edgar, edgar_sectors, investors, iposcoop, nasdaq, nasdaq_calendar, unicorns
 from generator.importers.base import Context, Fact, Source, SourceError
 from generator.importers.finalize import finalize
 from generator.importers.identity import REVIEW, Decisions, render_review, review_pairs
@@ -36,6 +36,7 @@ FORMATS: dict[str, Format] = {f.source.name: f for f in (
     Format(edgar.SOURCE, edgar.detect, edgar.read),
     Format(edgar_sectors.SOURCE, edgar_sectors.detect, edgar_sectors.read),
     Format(nasdaq.SOURCE, nasdaq.detect, nasdaq.read),
+    Format(nasdaq_calendar.SOURCE, nasdaq_calendar.detect, nasdaq_calendar.read),
     Format(iposcoop.SOURCE, iposcoop.detect, iposcoop.read),
     Format(unicorns.CBINSIGHTS, unicorns.detect_cbinsights, unicorns.read_cbinsights),
     Format(unicorns.MAVEN, unicorns.detect_maven, unicorns.read_maven),

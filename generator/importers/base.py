@@ -138,7 +138,7 @@ def csv_rows(
 class Cells:
     """Parses one row's cells into canonical values, failing with file, line and column."""
 
-    def __init__(self, path: Path, line: int, row: dict[str, str]) -> None:
+    def __init__(self, path: Path | str, line: int, row: dict[str, str]) -> None:
         self.path, self.line, self.row = path, line, row
 
     def fail(self, column: str, reason: str) -> SourceError:

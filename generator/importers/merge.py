@@ -38,7 +38,7 @@ from generator.importers.identity import (
 from generator.importers.store import COLUMNS, PLACEHOLDER_SOURCE, Store, record_key
 
 RANK = {"estimate": 1, "press-report": 2, "company-report": 3, "exchange-data": 4, "sec-filing": 5}
-IPO_PROGRESS = {"pipeline": 0, "filed": 1, "postponed": 2, "withdrawn": 2, "upcoming": 3, "listed": 4}
+IPO_PROGRESS = {"pipeline": 0, "filed": 1, "postponed": 2, "upcoming": 3, "withdrawn": 4, "listed": 5}
 VALUATION = ("valuation_usd", "valuation_date", "valuation_basis")
 __all__ = ["Merger", "Report", "normalise", "names_agree"]
 
