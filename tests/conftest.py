@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import json
+import socket
+import subprocess
+import sys
 import threading
+import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -106,3 +110,24 @@ def site(embedded_build: Path) -> Iterator[Served]:
 def front_site(embedded_build: Path) -> Iterator[Served]:
     """The embedded dataset, built and served with the query front door (``serve``'s default)."""
     yield from _serve(embedded_build, rewrite_only=False)
+
+
+@pytest.fixture(scope="session")
+def plain_http(embedded_build: Path) -> Iterator[str]:
+    """``python -m http.server`` over the build on 127.0.0.1: a host that runs no code and has no rewrites."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = subprocess.Popen([sys.executable, "-m", "http.server", "--bind", "127.0.0.1", str(port), "--directory",
+                               str(embedded_build)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(100):
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                time.sleep(0.1)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.terminate()
+        server.wait(timeout=20)

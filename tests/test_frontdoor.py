@@ -7,10 +7,6 @@ from __future__ import annotations
 import json
 import math
 import re
-import socket
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import parse_qsl, urlsplit
@@ -221,27 +217,6 @@ def test_a_valid_query_without_rows_is_an_empty_200(front_site: Served) -> None:
     assert status == 200 and body["data"] == [] and body["meta"]["total"] == 0
     assert re.search(r"month=2031-01", body["links"]["self"])
     assert front_site.get("/api/companies?page=99").status == 404
-
-
-@pytest.fixture(scope="module")
-def plain_http(embedded_build: Path) -> Iterator[str]:
-    """``python -m http.server`` over the build on 127.0.0.1: a host that runs no code and has no rewrites."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    server = subprocess.Popen([sys.executable, "-m", "http.server", "--bind", "127.0.0.1", str(port), "--directory",
-                               str(embedded_build)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        for _ in range(100):
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                time.sleep(0.1)
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.terminate()
-        server.wait(timeout=20)
 
 
 @pytest.mark.parametrize("url", ISSUE_TABLE + NATURAL + list(BAD) + ["/api/companies/Stripe", "/api/openapi"])
