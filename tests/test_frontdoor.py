@@ -53,6 +53,10 @@ BAD = {  # query -> the parameters the 400 problem must name
 }
 
 
+_MATERIALIZED: dict[int, str] = {}
+"""Connection -> the route whose rows its ``oracle`` table holds."""
+
+
 def _oracle(con: duckdb.DuckDBPyConnection, info: object, url: str) -> tuple[list[object], int]:
     """The row keys of the page a URL asks for, and the total, by SQL over the dataset (the documented semantics
     written as SQL, independently of the resolver)."""
@@ -60,8 +64,10 @@ def _oracle(con: duckdb.DuckDBPyConnection, info: object, url: str) -> tuple[lis
     route: ListRoute = next(r for r in LIST_ROUTES if r.path == parts.path)
     params = dict(parse_qsl(parts.query))
     params = {k: v for k, v in params.items() if not k.startswith("utm_")}
-    sql = read_sql(route.rows_sql)
-    con.execute(f"CREATE OR REPLACE TEMP TABLE oracle AS SELECT * FROM ({sql})", sql_params(sql, info))
+    if _MATERIALIZED.get(id(con)) != route.name:  # the route's rows, once per run of one route's queries
+        sql = read_sql(route.rows_sql)
+        con.execute(f"CREATE OR REPLACE TEMP TABLE oracle AS SELECT * FROM ({sql})", sql_params(sql, info))
+        _MATERIALIZED[id(con)] = route.name
     where: list[str] = []
     values: list[object] = []
     filters = {f.name: f for f in route.filters}

@@ -1,0 +1,88 @@
+"""The conformance table at size: ``synth --companies 10000`` built, then the Python resolver against the SQL
+oracle on every query of the table, and the JavaScript resolver under Node byte for byte against the Python one
+(the hosts' runtimes run that same module; tests/test_frontdoor_js.py runs them on the embedded build)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from generator.api import queries
+from generator.dataset.load import load_into, validate
+from generator.dataset.schema import DatasetInfo
+from generator.frontdoor.resolver import Resolver
+from generator.frontdoor.space import QUERY_SPACE_FILE
+from generator.pipeline.build import BuildConfig, build
+from generator.synth.dataset import write_dataset
+from tests.frontdoor_js.table import ISSUE, generated
+
+from .test_frontdoor import ISSUE_TABLE, NATURAL, _check, _generated
+
+ROOT = Path(__file__).resolve().parent.parent
+NODE = shutil.which("node") or "node"
+
+
+@pytest.fixture(scope="module")
+def synth_10k(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    folder = tmp_path_factory.mktemp("synth10k")
+    write_dataset(folder / "data", companies=10_000, seed=1)
+    build(BuildConfig(folder / "data", folder / "dist"))
+    return folder / "data", folder / "dist"
+
+
+@pytest.fixture(scope="module")
+def db_10k(synth_10k: tuple[Path, Path]) -> tuple[duckdb.DuckDBPyConnection, DatasetInfo]:
+    info, tables = validate(synth_10k[0])
+    connection = duckdb.connect(config={"threads": 1})
+    load_into(connection, tables)
+    connection.execute(queries.read_sql("views"))
+    return connection, info
+
+
+@pytest.fixture(scope="module")
+def resolver_10k(synth_10k: tuple[Path, Path]) -> Resolver:
+    dist = synth_10k[1]
+
+    def fetch(path: str) -> bytes | None:
+        found = dist / path.lstrip("/")
+        return found.read_bytes() if found.is_file() else None
+
+    return Resolver(json.loads((dist / QUERY_SPACE_FILE.lstrip("/")).read_text()), fetch)
+
+
+def test_every_query_of_the_table_answers_as_the_sql_oracle_at_10k(resolver_10k: Resolver, db_10k: tuple) -> None:
+    urls = [*ISSUE_TABLE, *NATURAL, *_generated(resolver_10k)]
+    reads = []
+    for url in urls:
+        path, _, query = url.partition("?")
+        answer = resolver_10k.resolve(path, query)
+        assert answer is not None, url
+        _check(url, answer.status, json.loads(answer.body), db_10k)
+        reads.append(len(answer.fetches))
+    reads.sort()
+    print(f"{len(urls)} queries at 10k: reads median {reads[len(reads) // 2]}, p99 {reads[int(len(reads) * .99)]}, "
+          f"max {reads[-1]}")
+    assert len(urls) > 600
+
+
+def test_node_answers_byte_for_byte_as_python_at_10k(resolver_10k: Resolver, synth_10k: tuple[Path, Path]) -> None:
+    if shutil.which("node") is None:
+        pytest.skip("node is not installed")
+    urls = list(dict.fromkeys([*ISSUE, *generated(resolver_10k.space), *NATURAL, *_generated(resolver_10k)]))
+    expected = []
+    for url in urls:
+        path, _, query = url.partition("?")
+        found = resolver_10k.resolve(path, query)
+        expected.append(None if found is None else {
+            "status": found.status, "content_type": found.content_type, "file": found.file,
+            "fetches": found.fetches, "body": None if found.file else found.body.decode("utf-8", "replace")})
+    done = subprocess.run([NODE, str(ROOT / "tests" / "frontdoor_js" / "node_resolve.mjs"), str(synth_10k[1])],
+                          input=json.dumps(urls), capture_output=True, text=True, check=True, timeout=900)
+    wrong = [url for url, want, got in zip(urls, expected, json.loads(done.stdout), strict=True) if want != got]
+    assert not wrong, f"{len(wrong)} of {len(urls)} differ: {wrong[:10]}"
+    assert len(urls) > 3000
