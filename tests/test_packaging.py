@@ -30,6 +30,10 @@ def test_the_wheel_carries_templates_and_sql(wheel: Path) -> None:
         assert f"generator/_templates/{template.name}" in names
     for sql in (ROOT / "generator" / "api" / "sql").glob("*.sql"):
         assert f"generator/api/sql/{sql.name}" in names
+    for script in (ROOT / "generator" / "frontdoor" / "js").glob("*.mjs"):  # the cloudflare-worker command's source
+        assert f"generator/frontdoor/js/{script.name}" in names
+    for module in (ROOT / "generator").rglob("*.py"):  # every package, none left out of pyproject's list
+        assert module.relative_to(ROOT).as_posix() in names, module
 
 
 def test_an_installed_wheel_builds(wheel: Path, tmp_path: Path) -> None:
