@@ -36,9 +36,10 @@ from tests.conftest import ROOT, Served
 PACKAGE = "company_ipo_client"
 CLIENT_CONFIG = {
     "package_name_override": PACKAGE,
-    # openapi-python-client knows JSON, text and octet-stream: binary downloads are files to it.
+    # openapi-python-client knows JSON, text and octet-stream: binary downloads are files to it, JSON Lines text.
     "content_type_overrides": {"application/zip": "application/octet-stream",
-                               "application/vnd.apache.parquet": "application/octet-stream"},
+                               "application/vnd.apache.parquet": "application/octet-stream",
+                               "application/jsonl": "text/plain"},
 }
 
 
@@ -178,6 +179,11 @@ def test_generated_client_downloads_the_exports(client_package: object, crawl: C
     table = importlib.import_module(f"{PACKAGE}.api.export.get_export_table_csv").sync_detailed(
         crawl.models.GetExportTableCsvTable("sectors"), client=crawl.client)
     assert table.status_code == 200 and table.content.startswith(b"slug,")
+    lines = importlib.import_module(f"{PACKAGE}.api.export.get_export_table_jsonl").sync_detailed(
+        crawl.models.GetExportTableJsonlTable("sectors"), client=crawl.client)
+    assert lines.status_code == 200 and lines.headers["content-type"] == "application/jsonl; charset=utf-8"
+    assert [json.loads(line)["slug"] for line in lines.content.splitlines()] == [
+        row["slug"] for row in dataset.tables.to_dict()["sectors"]]  # type: ignore[attr-defined]
 
 
 def _urls(value: object) -> Iterator[str]:
@@ -264,6 +270,8 @@ def test_downloads_have_their_media_types_on_every_configured_host(site: Served,
     expected = {EXPORT_ROUTE.file_path("parquet", "companies"): "application/vnd.apache.parquet",
                 EXPORT_ROUTE.dataset_path("csv"): "application/zip",
                 EXPORT_ROUTE.file_path("csv", "companies"): "text/csv; charset=utf-8",
+                EXPORT_ROUTE.file_path("jsonl", "companies"): "application/jsonl; charset=utf-8",
+                EXPORT_ROUTE.dataset_path("jsonl"): "application/zip",
                 "/api/errors/not-found.json": "application/problem+json; charset=utf-8"}
     for path, content_type in expected.items():
         assert site.get(path).headers["Content-Type"] == content_type, path

@@ -110,7 +110,9 @@ def test_s3_sync_uploads_only_what_a_rebuild_changed(tmp_path: Path, s3: dict[st
                               ("api/errors/not-found.json", "application/problem+json; charset=utf-8"),
                               ("index.html", "text/html; charset=utf-8"),
                               ("api/export/csv/companies.csv", "text/csv; charset=utf-8"),
-                              ("api/export/parquet/companies.parquet", "application/vnd.apache.parquet")):
+                              ("api/export/parquet/companies.parquet", "application/vnd.apache.parquet"),
+                              ("api/export/jsonl/companies.jsonl", "application/jsonl; charset=utf-8"),
+                              ("api/export/jsonl/dataset.zip", "application/zip")):
         head = json.loads(_aws(s3, "s3api", "head-object", "--bucket", "site", "--key", key, "--output", "json"))
         assert head["ContentType"] == content_type, key
         assert head["CacheControl"].startswith("public, max-age="), key

@@ -160,7 +160,7 @@ def test_exports_parse_and_match_the_manifest(site: Served) -> None:
     status, manifest = site.get_json("/api/export")
     assert status == 200
     tables = manifest["data"]["tables"]
-    assert [f["format"] for f in manifest["data"]["formats"]] == ["json", "csv", "parquet"]
+    assert [f["format"] for f in manifest["data"]["formats"]] == ["json", "csv", "parquet", "jsonl"]
     for index in manifest["data"]["formats"]:
         export_format = index["format"]
         whole = site.get(f"/api/export?format={export_format}")
@@ -187,6 +187,14 @@ def test_exports_parse_and_match_the_manifest(site: Served) -> None:
                 path = site.root / entry["url"].lstrip("/")
                 count = duckdb.connect().execute(f"SELECT count(*) FROM read_parquet('{path}')").fetchone()[0]
                 assert count == entry["rows"] == tables[entry["table"]]
+            elif export_format == "jsonl":  # the json export's rows, byte for byte, each ending in "\n"
+                assert response.headers["Content-Type"] == "application/jsonl; charset=utf-8"
+                lines = response.body.decode("utf-8").splitlines(keepends=True)
+                assert len(lines) == entry["rows"] == tables[entry["table"]]
+                assert all(line.endswith("}\n") and json.loads(line) for line in lines)
+                document = site.get(f"/api/export?format=json&table={entry['table']}").body
+                rows = document[len(b'{"data":[\n'):document.rindex(b"\n],")] if lines else b""
+                assert response.body == (rows.replace(b",\n", b"\n") + b"\n" if lines else b"")
 
 
 def test_openapi_document_is_valid_and_complete(spec: dict) -> None:

@@ -157,3 +157,35 @@ def test_nginx_answers_percent_encoded_urls_like_serve(hostile_site: Served, ngi
     if same_as is not None:  # the decoded spelling lands on the same file
         plain = hostile_site.get(same_as)
         assert (served.status, served.body) == (plain.status, plain.body) and served.status == 200
+
+
+@pytest.mark.parametrize(("header", "status", "content_range", "part"), [
+    ("bytes=0-9", 206, "bytes 0-9/{size}", slice(0, 10)),
+    ("bytes=10-", 206, "bytes 10-{last}/{size}", slice(10, None)),
+    ("bytes=-5", 206, "bytes {tail}-{last}/{size}", slice(-5, None)),
+    ("bytes=0-99999999", 206, "bytes 0-{last}/{size}", slice(None)),
+    ("bytes=99999999-", 416, "bytes */{size}", slice(0, 0)),
+    ("bytes=-0", 416, "bytes */{size}", slice(0, 0)),
+    ("bytes=5-1", 200, None, slice(None)),
+    ("bytes=0-1,4-5", 200, None, slice(None)),
+    ("lines=0-1", 200, None, slice(None)),
+])
+def test_serve_answers_a_single_byte_range(tiny_site: Served, tiny_build: Path, header: str, status: int,
+                                           content_range: str | None, part: slice) -> None:
+    """One range of bytes as the static hosts serve it (Polars and DuckDB read over HTTP with ranges); several
+    ranges, other units and an invalid range get the whole file, a range past the end 416."""
+    import urllib.error
+    import urllib.request
+
+    path = "/api/export/csv/companies.csv"
+    body = (tiny_build / path.lstrip("/")).read_bytes()
+    request = urllib.request.Request(tiny_site.base + path, headers={"Range": header})
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            got, headers, got_status = response.read(), response.headers, response.status
+    except urllib.error.HTTPError as error:
+        got, headers, got_status = error.read(), error.headers, error.code
+    assert (got_status, got) == (status, body[part])
+    assert headers["Accept-Ranges"] == "bytes"
+    size, last = len(body), len(body) - 1
+    assert headers["Content-Range"] == (content_range and content_range.format(size=size, last=last, tail=size - 5))

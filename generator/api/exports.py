@@ -1,6 +1,7 @@
-"""The bulk export: every input table as json, csv (DuckDB COPY, RFC 4180) and parquet (DuckDB COPY).
+"""The bulk export: every input table as json, csv (DuckDB COPY, RFC 4180), parquet (DuckDB COPY) and JSON Lines
+(the json export's rows, one per line).
 
-The whole dataset per format: json one document, csv and parquet one deterministic zip of every table plus
+The whole dataset per format: json one document, csv, parquet and jsonl one deterministic zip of every table plus
 its manifest. ``/api/export`` (the manifest) lists every file of every format with rows, bytes and sha256.
 CSV text cells are guarded against spreadsheet formula injection.
 """
@@ -97,8 +98,8 @@ def export_files(
     inside the output folder; ``sources``: table name -> the key of the file it was loaded from and the
     dataset's metadata (``reload.source_keys``), which determine the loaded table.
 
-    Each table's three files are the unit ``export/<table>``, keyed by its source: a table that did not change
-    is carried over and its files read back for the whole-dataset files (``export/dataset``), which are made
+    Each table's files (one per format) are the unit ``export/<table>``, keyed by its source: a table that did not
+    change is carried over and its files read back for the whole-dataset files (``export/dataset``), which are made
     again only when some table changed."""
     route = EXPORT_ROUTE
     meta = {"as_of": info.as_of.isoformat(), "disclaimer": info.disclaimer, "license": info.license}
@@ -122,12 +123,13 @@ def export_files(
 def _table_files(
     con: duckdb.DuckDBPyConnection, table: Table, meta: dict[str, object], scratch: Callable[[str], str]
 ) -> Iterator[tuple[str, bytes]]:
-    """One table's json, csv and parquet files, as (format, body)."""
+    """One table's json, jsonl, csv and parquet files, as (format, body)."""
     route = EXPORT_ROUTE
     rows = _json_rows(con, table)
     path = route.file_path("json", table.name)
     body = {"meta": {**meta, "table": table.name, "rows": len(rows)}, "links": {"self": path}}
     yield "json", serialize.envelope(body, rows)
+    yield "jsonl", serialize.json_lines(rows)  # the same bytes per row: data tools read it without the envelope
     for export_format, options in (("csv", "FORMAT csv, HEADER, NEW_LINE '\r\n'"), ("parquet", "FORMAT parquet")):
         path = scratch(f"{table.name}.{export_format}")
         select = _csv_select(table) if export_format == "csv" else (
@@ -143,8 +145,8 @@ def _table_files(
 def _dataset_files(
     meta: dict[str, object], counts: dict[str, int], members: dict[str, dict[str, bytes]]
 ) -> Iterator[tuple[str, bytes]]:
-    """The whole dataset per format (json: one document, one row per line; csv and parquet: a zip of the table
-    files and their manifest) and ``/api/export``, the manifest of every file."""
+    """The whole dataset per format (json: one document, one row per line; the others: a zip of the table files
+    and their manifest) and ``/api/export``, the manifest of every file."""
     route = EXPORT_ROUTE
     total = sum(counts.values())
     manifests = {
@@ -160,10 +162,10 @@ def _dataset_files(
                                  "links": {"self": dataset_path}}, *tables, b"}")
     datasets["json"] = _describe(dataset_path, total, dataset)
     yield dataset_path, dataset
-    for export_format in ("csv", "parquet"):
+    for export_format in (f for f in route.formats if f != "json"):
         inner = serialize.document({"data": {"format": export_format, "files": manifests[export_format]},
                                     "meta": meta})
-        compress = zipfile.ZIP_DEFLATED if export_format == "csv" else zipfile.ZIP_STORED
+        compress = zipfile.ZIP_STORED if export_format == "parquet" else zipfile.ZIP_DEFLATED  # parquet: compressed
         files = [(f"{table}.{export_format}", data) for table, data in members[export_format].items()]
         archive = _archive([*files, (ARCHIVE_MANIFEST, inner)], compress)
         archive_path = route.dataset_path(export_format)

@@ -13,6 +13,7 @@ from generator.api import responses
 from generator.api.openapi_schemas import SchemaRegistry, resolve_nullable_refs
 from generator.api.registry import (
     EXPORT_DATASET,
+    EXPORT_FORMAT_ALIASES,
     EXPORT_ROUTE,
     PAGE_PARAM,
     ROUTES,
@@ -30,7 +31,7 @@ PROBLEM = "application/problem+json"
 
 
 ZIP = "application/zip"
-DOWNLOAD_TYPES = {"csv": "text/csv", "parquet": "application/vnd.apache.parquet"}
+DOWNLOAD_TYPES = {"csv": "text/csv", "parquet": "application/vnd.apache.parquet", "jsonl": "application/jsonl"}
 
 
 def _problem_response(description: str) -> dict[str, Any]:
@@ -242,21 +243,25 @@ def _export_operation(route: ExportRoute, schemas: SchemaRegistry) -> dict[str, 
         "description": route.description,
         "parameters": [
             {"name": "format", "in": "query", "required": False, "description": "Export format; without it, "
-             "the manifest of every file.", "schema": {"type": "string", "enum": list(route.formats)}},
+             "the manifest of every file. The front door also takes "
+             + ", ".join(f"`{alias}` for `{name}`" for alias, name in EXPORT_FORMAT_ALIASES.items()) + ".",
+             "schema": {"type": "string", "enum": list(route.formats)}},
             {"name": "table", "in": "query", "required": False, "description": "One table (needs `format`); "
              f"`{EXPORT_DATASET}` (json only) is every table in one document.",
              "schema": {"type": "string", "enum": [*tables, EXPORT_DATASET]}},
         ],
         "responses": {
             "200": {"description": "No query: the manifest (ExportManifest). `format=json`: the whole dataset "
-                    "(ExportDataset). `format=csv` or `parquet`: a zip of every table plus manifest.json. With "
-                    "`table`: that table as json (ExportTableDocument), csv or parquet. The media type depends on "
+                    "(ExportDataset). `format=csv`, `parquet` or `jsonl`: a zip of every table plus manifest.json. "
+                    "With `table`: that table as json (ExportTableDocument), csv, parquet or JSON Lines (one row "
+                    "per line, as in ExportDataset). The media type depends on "
                     "the query: generated clients should fetch downloads through the file operations "
                     "(get_export_archive, get_export_table_csv, ...), which have one media type each.",
                     "content": {"application/json": {"schema": {"anyOf": _export_schemas(route, schemas)}},
                                 ZIP: {"schema": binary},
                                 DOWNLOAD_TYPES["csv"]: {"schema": {"type": "string"}},
-                                DOWNLOAD_TYPES["parquet"]: {"schema": binary}}},
+                                DOWNLOAD_TYPES["parquet"]: {"schema": binary},
+                                DOWNLOAD_TYPES["jsonl"]: {"schema": {"type": "string"}}}},
             "400": INVALID_QUERY,
             "404": _problem_response("Unknown format or table, a table not offered in that format, or `table` "
                                      "without `format`"),
@@ -290,6 +295,9 @@ def _export_file_operations(route: ExportRoute) -> dict[str, Any]:
                                                      DOWNLOAD_TYPES["csv"], {"type": "string"}, tables),
         route.file_path("parquet", "{table}"): operation("get_export_table_parquet", "One table as Parquet",
                                                          DOWNLOAD_TYPES["parquet"], binary, tables),
+        route.file_path("jsonl", "{table}"): operation("get_export_table_jsonl", "One table as JSON Lines (one row "
+                                                       "a line, as in the JSON export)", DOWNLOAD_TYPES["jsonl"],
+                                                       {"type": "string"}, tables),
         route.dataset_path("{format}"): operation("get_export_archive", "Every table of one format plus "
                                                   "manifest.json in one zip archive", ZIP, binary, archived),
     }

@@ -13,6 +13,7 @@ import typing
 from generator.api import responses
 from generator.api.routes import (  # noqa: F401  (re-exported: the registry is where callers find them)
     EXPORT_DATASET,
+    EXPORT_FORMAT_ALIASES,
     EXPORT_FORMATS,
     FACET_LIMIT,
     PAGE_PARAM,
@@ -224,13 +225,15 @@ ROUTES: tuple[ListRoute | DetailRoute | ExportRoute | DocumentRoute, ...] = (
         model=responses.IndustryDetail, key_names=("slug",), rows_sql="industry_details", order="slug",
     ),
     ExportRoute(
-        name="export", path="/api/export", summary="Bulk dataset as json, csv or parquet",
+        name="export", path="/api/export", summary="Bulk dataset as json, csv, parquet or JSON Lines",
         description="Without a query: the manifest of every file (URL, rows, bytes and sha256). `format` alone "
-        "gives the whole dataset in that format: json one document holding every table, csv and parquet one zip "
-        "archive of every table's file plus `manifest.json`; with `table` it gives that table alone. "
+        "gives the whole dataset in that format: json one document holding every table, csv, parquet and jsonl "
+        "one zip archive of every table's file plus `manifest.json`; with `table` it gives that table alone. "
         "`table=dataset` (json only) is the same single document as `format=json`. "
         "CSV is RFC 4180 (UTF-8, header, CRLF); text cells starting with = + - @ tab or CR are prefixed with ' "
-        "so spreadsheets do not run them as formulas.",
+        "so spreadsheets do not run them as formulas. "
+        "JSON Lines (`jsonl`, media type `application/jsonl`; the front door also takes `format=ndjson`): one row "
+        "per line, each the same bytes as that row in the json export, UTF-8, every line ending in a newline.",
         formats=EXPORT_FORMATS,
     ),
     DocumentRoute(

@@ -152,7 +152,12 @@ class HeaderRule:
     values: tuple[tuple[str, str], ...]
 
 
-DOWNLOAD_TYPES = {"csv": "text/csv; charset=utf-8", "parquet": "application/vnd.apache.parquet"}
+JSON_LINES_TYPE = "application/jsonl; charset=utf-8"
+"""JSON Lines' media type. Neither it nor ``application/x-ndjson`` is registered with IANA; ``application/jsonl`` is
+the one named after the format and its ``.jsonl`` extension, and the OpenAPI media-type registry lists it with its
+sequential JSON types; the ``x-`` prefix is deprecated for new types (RFC 6648)."""
+DOWNLOAD_TYPES = {"csv": "text/csv; charset=utf-8", "parquet": "application/vnd.apache.parquet",
+                  "jsonl": JSON_LINES_TYPE}
 
 CACHE_CONTROL = "public, max-age=300, stale-while-revalidate=86400"
 
@@ -178,6 +183,7 @@ CONTENT_TYPES = {
     ".html": "text/html; charset=utf-8",
     ".csv": "text/csv; charset=utf-8",
     ".parquet": "application/vnd.apache.parquet",
+    ".jsonl": JSON_LINES_TYPE,
     ".zip": "application/zip",
     ".toml": "application/toml",
     ".conf": "text/plain; charset=utf-8",

@@ -229,7 +229,10 @@ class DetailRoute:
         return f"{self.path}/{key}.json"
 
 
-EXPORT_FORMATS: tuple[str, ...] = ("json", "csv", "parquet")
+EXPORT_FORMATS: tuple[str, ...] = ("json", "csv", "parquet", "jsonl")
+"""json: each table in the API's envelope; csv, parquet; jsonl: JSON Lines, a table's json rows one per line."""
+EXPORT_FORMAT_ALIASES: dict[str, str] = {"ndjson": "jsonl"}
+"""Other spellings of a format that the front door accepts (files and rewrite rules use the format's name)."""
 EXPORT_DATASET = "dataset"
 """The pseudo-table of the json export holding every table in one file."""
 

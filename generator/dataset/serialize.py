@@ -166,6 +166,11 @@ def envelope(body: dict[str, object], rows: Sequence[bytes]) -> bytes:
     return spliced({"data": SPLICE, **body}, b"[\n", b",\n".join(rows), b"\n]")
 
 
+def json_lines(rows: Sequence[bytes]) -> bytes:
+    """JSON Lines: the already serialized ``rows`` (the same bytes as in an ``envelope``), each ending in a newline."""
+    return b"\n".join(rows) + b"\n" if rows else b""
+
+
 DOUBLES_ALIKE = (1e-5, 1e16)
 """The magnitudes (and zero) of a double that DuckDB's JSON writer writes exactly as pydantic's does: shortest
 round-trip digits in positional notation; outside, one of them writes an exponent (``1e+16``, ``9.9e-6``) and the

@@ -90,6 +90,7 @@ class _Request:
 
     def _export(self, export: dict, params: dict[str, str]) -> Answer:
         fmt = params.get("format", "").strip().lower()
+        fmt = export.get("format_aliases", {}).get(fmt, fmt)  # ndjson: jsonl
         table = slugify(params["table"]).replace("-", "_") if "table" in params else None
         if "format" not in params:
             if table is None:
@@ -111,6 +112,7 @@ class _Request:
             name = f"{table}.{fmt}"
         found = self._file(f"{export['path']}/{fmt}/{name}")
         found.content_type = {"csv": "text/csv; charset=utf-8", "parquet": "application/vnd.apache.parquet",
+                              "jsonl": "application/jsonl; charset=utf-8",
                               "zip": "application/zip"}.get(name.rpartition(".")[2], JSON)
         return found
 

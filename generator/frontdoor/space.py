@@ -19,6 +19,7 @@ from generator.api.registry import (
     DETAIL_ROUTES,
     DOCUMENT_ROUTES,
     EXPORT_DATASET,
+    EXPORT_FORMAT_ALIASES,
     EXPORT_FORMATS,
     EXPORT_ROUTE,
     LIST_ROUTES,
@@ -157,7 +158,7 @@ def query_space(con: duckdb.DuckDBPyConnection, info: DatasetInfo, domains: dict
         "version": VERSION, "meta": base_meta(info), "tracking": list(TRACKING),
         "routes": {r.name: _list_route(r, domains.get(r.name, {}), names) for r in LIST_ROUTES},
         "details": {r.name: {"path": r.path, "keys": list(r.key_names)} for r in DETAIL_ROUTES},
-        "export": {"path": EXPORT_ROUTE.path, "formats": list(EXPORT_FORMATS),
+        "export": {"path": EXPORT_ROUTE.path, "formats": list(EXPORT_FORMATS), "format_aliases": EXPORT_FORMAT_ALIASES,
                    "tables": [t.name for t in TABLES], "dataset": EXPORT_DATASET},
         "documents": {r.path: r.file for r in DOCUMENT_ROUTES},
     }

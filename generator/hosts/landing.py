@@ -219,8 +219,8 @@ def _export_view(route: ExportRoute, urls: Sequence[str], router: Router) -> Rou
     forms = [
         (route.index_path(), "the manifest: every file of every format with its URL, rows, bytes and sha256"),
         (route.dataset_path("json"), "the whole dataset as one JSON document"),
-        (route.dataset_path("{format}"), "csv, parquet: every table plus "
-         "manifest.json in one zip"),
+        (route.dataset_path("{format}"), ", ".join(f for f in route.formats if f != "json") + ": every table "
+         "plus manifest.json in one zip"),
         (route.file_path("{format}", "{table}"), "one table in one format"),
     ]
     return RouteView(

@@ -318,7 +318,7 @@ def _write_exports(
     con: duckdb.DuckDBPyConnection, info: DatasetInfo, writer: OutputWriter, sources: dict[str, str],
     progress: Progress,
 ) -> None:
-    progress("exports: json, csv, parquet")
+    progress("exports: json, csv, parquet, jsonl")
     for path, body, unit in exports.export_files(con, info, writer.scratch, writer, sources):
         writer.write(path, body, unit)
 

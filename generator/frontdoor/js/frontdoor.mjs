@@ -738,6 +738,7 @@ async function fileAnswer(fetch, path) {
 async function exportAnswer(fetch, exp, params) {
   const table = params.has("table") ? slugify(params.get("table")).replaceAll("-", "_") : null;
   let fmt = params.has("format") ? strip(params.get("format")).toLowerCase() : "";
+  if (Object.hasOwn(exp.format_aliases || {}, fmt)) fmt = exp.format_aliases[fmt]; // ndjson: jsonl
   if (!params.has("format")) {
     if (table === null) return fileAnswer(fetch, `${exp.path}/index.json`);
     fmt = "json"; // a table without a format: its json (rewrite-only hosts answer a problem)
@@ -762,7 +763,8 @@ async function exportAnswer(fetch, exp, params) {
     name = `${table}.${fmt}`;
   }
   const found = await fileAnswer(fetch, `${exp.path}/${fmt}/${name}`);
-  const types = {csv: "text/csv; charset=utf-8", parquet: "application/vnd.apache.parquet", zip: "application/zip"};
+  const types = {csv: "text/csv; charset=utf-8", parquet: "application/vnd.apache.parquet",
+    jsonl: "application/jsonl; charset=utf-8", zip: "application/zip"};
   found.contentType = types[name.slice(name.lastIndexOf(".") + 1)] || JSON_TYPE;
   return found;
 }
