@@ -8,6 +8,7 @@ import json
 import shutil
 import subprocess
 from pathlib import Path
+from urllib.parse import parse_qsl, urlsplit
 
 import duckdb
 import pytest
@@ -18,7 +19,7 @@ from generator.dataset.schema import DatasetInfo
 from generator.frontdoor.resolver import Resolver
 from generator.frontdoor.space import QUERY_SPACE_FILE
 from generator.pipeline.build import BuildConfig, build
-from generator.synth.dataset import write_dataset
+from generator.synth.dataset import synthesize
 from tests.frontdoor_js.table import ISSUE, generated
 
 from .test_frontdoor import ISSUE_TABLE, NATURAL, _check, _generated
@@ -30,7 +31,7 @@ NODE = shutil.which("node") or "node"
 @pytest.fixture(scope="module")
 def synth_10k(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     folder = tmp_path_factory.mktemp("synth10k")
-    write_dataset(folder / "data", companies=10_000, seed=1)
+    synthesize(folder / "data", companies=10_000, seed=1)
     build(BuildConfig(folder / "data", folder / "dist"))
     return folder / "data", folder / "dist"
 
@@ -56,14 +57,21 @@ def resolver_10k(synth_10k: tuple[Path, Path]) -> Resolver:
 
 
 def test_every_query_of_the_table_answers_as_the_sql_oracle_at_10k(resolver_10k: Resolver, db_10k: tuple) -> None:
-    urls = [*ISSUE_TABLE, *NATURAL, *_generated(resolver_10k)]
+    named = [*ISSUE_TABLE, *NATURAL]
+    urls = [*named, *_generated(resolver_10k)]
     reads = []
     for url in urls:
         path, _, query = url.partition("?")
         answer = resolver_10k.resolve(path, query)
         assert answer is not None, url
-        _check(url, answer.status, json.loads(answer.body), db_10k)
+        body = json.loads(answer.body)
         reads.append(len(answer.fetches))
+        if answer.status == 400 and url in named:  # an embedded company (stripe) the synthetic data lacks
+            slugs = [v for k, v in parse_qsl(urlsplit(url).query) if k == "company"]
+            assert [p["name"] for p in body["invalid-params"]] == ["company"], (url, body)
+            assert db_10k[0].execute("SELECT count(*) FROM companies WHERE slug = ?", slugs).fetchone() == (0,)
+            continue
+        _check(url, answer.status, body, db_10k)
     reads.sort()
     print(f"{len(urls)} queries at 10k: reads median {reads[len(reads) // 2]}, p99 {reads[int(len(reads) * .99)]}, "
           f"max {reads[-1]}")
