@@ -7,7 +7,8 @@ by ``test_entities.py``; ``python -m tests.entities FOLDER [SHARED_DATA]`` print
 - ``shared (ticker, date)``: a ticker listed on one day (within 5 days) by two records or more;
 - ``private with listed IPO``: private records with a listed IPO and no acquisition after it;
 - ``repeated rounds``: a record's rounds repeating date and amount;
-- ``news without source``: news items that name neither a publisher with a URL nor the record they summarise.
+- ``news without source``: news items that name neither a feed's publisher and URL nor the record they were compiled
+  from (``origin`` compiled: a linked record, or the company record itself).
 """
 
 from __future__ import annotations
@@ -114,7 +115,8 @@ def repeated_rounds(folder: Path) -> list[str]:
 def news_without_source(folder: Path) -> list[str]:
     out = []
     for item in rows(folder, "news"):
-        sourced = (item.get("publisher") and item.get("url")) or item.get("compiled_from")
+        origin = item.get("origin")
+        sourced = (origin == "feed" and item["publisher"] and item["url"]) or origin == "compiled"
         if not sourced:
             out.append(f"news {item['id']}: {item['headline']}")
     return out

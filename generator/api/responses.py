@@ -30,6 +30,7 @@ from generator.dataset.schema import (
     InvestorType,
     IpoStatus,
     ListingKind,
+    NewsOrigin,
     OfferingKind,
     OfferingStatus,
     RoundStage,
@@ -197,12 +198,26 @@ class SearchResult(Out):
     url: str
 
 
+class RecordRef(Out):
+    table: Literal["ipos", "funding_rounds", "filings", "offerings", "companies"] = Field(
+        description="the dataset table of the record (/api/export?format=json&table=NAME)")
+    id: int = Field(description="the record's id (companies: the company's id)")
+
+
 class NewsListItem(Out):
     id: int
     published_date: dt.date
     headline: str
     summary: str | None
-    publisher: str | None
+    publisher: str | None = Field(description="who published the item (a feed's publisher)")
+    url: str | None = Field(description="the article's address, as its feed gives it")
+    origin: NewsOrigin | None = Field(
+        description="feed = publisher and url name the article; compiled = written from the dataset's own "
+        "records (compiled_from); uncited = from press coverage the dataset does not cite: check it before "
+        "relying on it; null = not stated")
+    compiled_from: RecordRef | None = Field(
+        description="the record a compiled item summarises: an IPO, funding round, filing or offering of the "
+        "company, or the company record itself (its acquisition, its valuation)")
     tags: list[str]
     company: CompanyRef
 

@@ -23,6 +23,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    ValidationInfo,
     field_validator,
     model_validator,
 )
@@ -30,6 +31,7 @@ from pydantic import (
 from generator.dataset.cells import STRICT_INTEGER, Date, Integer
 from generator.dataset.vocabulary import (  # noqa: F401  (re-exported: the schema is where callers find them)
     MAX_USD,
+    NEWS_RECORDS,
     RESERVED_SLUGS,
     SLUG_PATTERN,
     Basis,
@@ -44,6 +46,7 @@ from generator.dataset.vocabulary import (  # noqa: F401  (re-exported: the sche
     IpoStatus,
     ListingKind,
     MarkMethod,
+    NewsOrigin,
     NewsTag,
     OfferingKind,
     OfferingStatus,
@@ -52,6 +55,7 @@ from generator.dataset.vocabulary import (  # noqa: F401  (re-exported: the sche
     SignedUsd,
     Slug,
     Text,
+    Url,
     UsdAmount,
     UsdCents,
     Year,
@@ -291,18 +295,53 @@ class Filing(Row):
 
 
 class NewsItem(Row):
+    """A news item names its source (``origin``): a feed's publisher and URL, or the record it was compiled from."""
+
     id: Integer = Field(ge=1)
     company_id: Integer
     published_date: Date
     headline: Text
     summary: Text | None = None
-    publisher: Text | None = None
+    publisher: Text | None = Field(None, description="who published the item (a feed's publisher)")
     tags: list[NewsTag] = Field(min_length=1, description="semicolon-separated in the CSV, e.g. ipo;pricing")
+    url: Url | None = Field(None, description="the article's address, as its feed gives it")
+    origin: NewsOrigin | None = Field(
+        None, description="feed = publisher and url name the article; compiled = written from the dataset's own "
+        "records (the one linked in ipo_id, round_id, filing_id or offering_id; none linked: the company record "
+        "itself, its acquisition or valuation); uncited = from press coverage the dataset does not cite; empty = "
+        "not stated")
+    ipo_id: Integer | None = Field(None, description="compiled from this IPO record (of the same company)")
+    round_id: Integer | None = Field(None, description="compiled from this funding round (of the same company)")
+    filing_id: Integer | None = Field(None, description="compiled from this filing (of the same company)")
+    offering_id: Integer | None = Field(None, description="compiled from this offering (of the same company)")
 
     @field_validator("tags", mode="before")
     @classmethod
     def _split_tags(cls, value: object) -> object:
         return value.split(";") if isinstance(value, str) else value
+
+    @field_validator("origin")
+    @classmethod
+    def _origin_named(cls, value: str | None, info: ValidationInfo) -> str | None:
+        if "publisher" not in info.data or "url" not in info.data:
+            return value  # a publisher or url that is not valid is reported on its own column
+        if value == "feed" and not (info.data.get("publisher") and info.data.get("url")):
+            raise ValueError("origin feed needs publisher and url")
+        if value == "uncited" and info.data.get("url"):
+            raise ValueError("an uncited item has no url (origin feed: the item of a feed)")
+        return value
+
+    @field_validator(*NEWS_RECORDS)
+    @classmethod
+    def _one_record(cls, value: int | None, info: ValidationInfo) -> int | None:
+        if value is None:
+            return value
+        if info.data.get("origin", "compiled") != "compiled":
+            raise ValueError("a linked record needs origin compiled")
+        linked = [c for c in NEWS_RECORDS if c != info.field_name and info.data.get(c) is not None]
+        if linked:
+            raise ValueError(f"an item is compiled from one record at most ({linked[0]} is set)")
+        return value
 
 
 @dataclass(frozen=True)
@@ -356,7 +395,8 @@ TABLES: tuple[Table, ...] = (
         (_fk("company_id", "companies"), _fk("offering_id", "offerings")),
     ),
     Table("filings", Filing, ("id",), (_fk("company_id", "companies"),), unique=("accession_number",)),
-    Table("news", NewsItem, ("id",), (_fk("company_id", "companies"),)),
+    Table("news", NewsItem, ("id",), (_fk("company_id", "companies"),
+                                      *(_fk(column, table) for column, table in NEWS_RECORDS.items()))),
 )
 TABLE_BY_NAME: dict[str, Table] = {t.name: t for t in TABLES}
 """Every input table, in load order (a table's foreign keys point at tables listed before it)."""

@@ -30,6 +30,7 @@ Year = Annotated[int, Field(ge=1000, le=2100), STRICT_INTEGER]
 Cik = Annotated[int, Field(ge=1, le=9999999999), STRICT_INTEGER]
 Text = Annotated[str, Field(min_length=1, max_length=2000)]
 Domain = Annotated[str, Field(pattern=r"^[a-z0-9-]+(\.[a-z0-9-]+)+$", description="bare domain, no scheme")]
+Url = Annotated[str, Field(pattern=r"^https?://\S+$", max_length=2000, description="http or https URL")]
 
 def _csv_bool(value: object) -> object:
     if isinstance(value, str):
@@ -71,3 +72,12 @@ NewsTag = Literal[
     "ipo", "filing", "pricing", "listing", "funding", "valuation", "secondary", "tender", "acquisition",
     "earnings", "layoffs", "product", "regulation", "withdrawal", "spac", "leadership",
 ]
+NewsOrigin = Literal["feed", "compiled", "uncited"]
+"""Where a news item comes from. ``feed``: a news feed or a publisher's page (``publisher`` and ``url`` name it);
+``compiled``: written by the dataset's compilers from its own records (the IPO, round, filing or offering it links,
+or with no link the company record itself: its acquisition, its valuation); ``uncited``: written from press coverage
+the dataset does not cite (no publisher, URL or record to trace it by: check it before relying on it)."""
+NEWS_RECORDS: dict[str, str] = {
+    "ipo_id": "ipos", "round_id": "funding_rounds", "filing_id": "filings", "offering_id": "offerings",
+}
+"""The news columns that link the record a compiled item summarises, and the table each points at."""
