@@ -22,7 +22,15 @@ from generator.api.profiles import (  # noqa: F401  (re-exported: every response
     Round,
     RoundInvestorRef,
 )
-from generator.api.response_base import CONVERTED, CURRENT, EQUITY, OTHER, Month, Out  # noqa: F401
+from generator.api.response_base import (  # noqa: F401
+    ALSO_KNOWN_AS,
+    CONVERTED,
+    CURRENT,
+    EQUITY,
+    OTHER,
+    Month,
+    Out,
+)
 from generator.dataset.schema import (
     Basis,
     CompanyStatus,
@@ -55,6 +63,7 @@ class CompanyListItem(Out):
     last_round_date: dt.date | None
     url: str = Field(description="path of the company profile")
     valuation_is_current: bool = Field(description=CURRENT + "; the profile has the last known figure")
+    also_known_as: list[str] = Field(description=ALSO_KNOWN_AS)
 
 
 class CompanyRef(Out):
@@ -196,6 +205,8 @@ class SearchResult(Out):
     sector: str | None
     country: str | None
     url: str
+    ticker: str | None = Field(description="a company's ticker")
+    also_known_as: list[str] = Field(description=ALSO_KNOWN_AS + "; empty for investors and industries")
 
 
 class RecordRef(Out):

@@ -88,6 +88,8 @@ def _allowed(info: FieldInfo) -> str:
 
 def _table(table: Table) -> str:
     lines = [f"## `{table.file_name}`", ""]
+    if table.optional:
+        lines.append("Optional: a folder without the file has no rows of it.")
     lines.append(f"Primary key: {', '.join(f'`{k}`' for k in table.key)}.")
     if table.unique:
         lines.append(f"Unique when present: {', '.join(f'`{u}`' for u in table.unique)}.")

@@ -5,11 +5,19 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BeforeValidator, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from generator.dataset.cells import STRICT_INTEGER
 
 SLUG_PATTERN = r"^[a-z0-9]+(?:-[a-z0-9]+)*$"
+
+
+class Row(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, str_strip_whitespace=False)
+
+    """A row of an input table. Its integer and date columns are ``Integer`` and ``Date``, read strictly
+    (``generator/dataset/cells.py``): integers digits only and within 2^53 - 1, dates exactly YYYY-MM-DD."""
+
 
 Slug = Annotated[str, Field(pattern=SLUG_PATTERN, max_length=80)]
 RESERVED_SLUGS = frozenset({
@@ -67,6 +75,7 @@ FilingForm = Literal[
 RoundTransaction = Literal["equity", "stake-purchase", "buyout", "debt"]
 """What a funding row is: new equity (incl. convertible notes), a purchase of existing shares, a buyout, or debt."""
 MarkMethod = Literal["observed", "carried-forward"]
+TICKER_PATTERN = r"^[A-Z0-9.\-]{1,10}$"
 CurrencyCode = Annotated[str, Field(pattern=r"^[A-Z]{3}$", description="ISO 4217 code, e.g. EUR")]
 NewsTag = Literal[
     "ipo", "filing", "pricing", "listing", "funding", "valuation", "secondary", "tender", "acquisition",
@@ -81,3 +90,4 @@ NEWS_RECORDS: dict[str, str] = {
     "ipo_id": "ipos", "round_id": "funding_rounds", "filing_id": "filings", "offering_id": "offerings",
 }
 """The news columns that link the record a compiled item summarises, and the table each points at."""
+AliasKind = Literal["name", "ticker"]
