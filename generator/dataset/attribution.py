@@ -5,6 +5,7 @@ values (``provenance.csv``, outside the build). Part of the schema (``schema.py`
 from __future__ import annotations
 
 import re
+from typing import Annotated
 
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 
@@ -32,7 +33,8 @@ class NewsItem(Row):
     headline: Text
     summary: Text | None = None
     publisher: Text | None = Field(None, description="who published the item (a feed's publisher)")
-    tags: list[NewsTag] = Field(min_length=1, description="semicolon-separated in the CSV, e.g. ipo;pricing")
+    tags: Annotated[list[NewsTag], Field(min_length=1)] | None = Field(
+        None, description="semicolon-separated in the CSV, e.g. ipo;pricing; empty: the source gives no topic (a feed)")
     url: Url | None = Field(None, description="the article's address, as its feed gives it")
     origin: NewsOrigin | None = Field(
         None, description="feed = publisher and url name the article; compiled = written from the dataset's own "

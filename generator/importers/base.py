@@ -91,7 +91,17 @@ class FilingFact:
     fields: dict[str, str]
 
 
-Fact = CompanyFact | IpoFact | RoundFact | InvestorFact | InvestmentFact | FilingFact
+@dataclass
+class NewsFact:
+    """A news item about the company that held ``ticker`` on its date (``fields``: published_date, headline,
+    publisher, url); ``where`` (file:line) names it in the import report when no company did."""
+
+    ticker: str
+    fields: dict[str, str]
+    where: str
+
+
+Fact = CompanyFact | IpoFact | RoundFact | InvestorFact | InvestmentFact | FilingFact | NewsFact
 
 
 @dataclass

@@ -110,6 +110,32 @@ def share_ticker(ticker: str) -> str:
     return ""
 
 
+def held_on(day: str, listings: list[tuple[str, str]], holder: str | None, holder_since: str,
+            dated: list[tuple[str, str, str]]) -> tuple[str | None, str]:
+    """The company that held a ticker on ``day``, and the evidence ('' with the reason when none is known).
+
+    ``dated``: (from, to, company) of the ticker as a dated alias (a former ticker with its dates); ``listings``:
+    (listing date, company) of its listed IPOs; ``holder``: the company that holds it now, listed on
+    ``holder_since`` ('' when its listing is not on record: a ticker list's holder). A dated alias covering the
+    day decides; else the latest listing on or before the day, unless the holder listed between the two (it took
+    the ticker over); a holder whose listing date is unknown decides alone, and against an older listing of
+    another company it cannot be told apart (the ticker may have changed hands before or after the day)."""
+    for start, end, company in sorted(dated, reverse=True):
+        if (not start or start <= day) and (not end or day <= end):
+            return company, "dated alias"
+    earlier = [(listed, company) for listed, company in listings if listed <= day]
+    latest = max(earlier, key=lambda e: (e[0], int(e[1])), default=None)
+    if latest is None:
+        if holder is not None and (not holder_since or holder_since <= day):
+            return holder, "current holder"
+        return None, "no company held the ticker on that date" if holder is None else "its holder listed later"
+    if holder is None or holder == latest[1] or (holder_since and holder_since > day):
+        return latest[1], "listing"
+    if holder_since:
+        return (holder, "current holder") if holder_since >= latest[0] else (latest[1], "listing")
+    return None, "two companies held the ticker; the date does not say which"
+
+
 @dataclass(frozen=True)
 class Pair:
     """Two records that may be one company (same name, different headquarters cities): for a person to decide."""

@@ -12,8 +12,6 @@ New ids are the next free integers in the order facts arrive, so the same files 
 from __future__ import annotations
 
 import datetime as dt
-from collections import Counter
-from dataclasses import dataclass, field
 
 from generator.dataset.schema import TABLE_BY_NAME
 from generator.importers.base import (
@@ -22,6 +20,7 @@ from generator.importers.base import (
     InvestmentFact,
     InvestorFact,
     IpoFact,
+    NewsFact,
     RoundFact,
     Source,
     slugify,
@@ -35,6 +34,8 @@ from generator.importers.identity import (
     registered_for,
     share_ticker,
 )
+from generator.importers.news import NewsMerger
+from generator.importers.report import Report
 from generator.importers.store import COLUMNS, PLACEHOLDER_SOURCE, Store, record_key
 
 RANK = {"estimate": 1, "press-report": 2, "company-report": 3, "exchange-data": 4, "sec-filing": 5}
@@ -45,19 +46,6 @@ __all__ = ["Merger", "Report", "normalise", "names_agree"]
 
 def _days_apart(a: str, b: str) -> int:
     return abs((dt.date.fromisoformat(a) - dt.date.fromisoformat(b)).days)
-
-
-@dataclass
-class Report:
-    created: Counter[str] = field(default_factory=Counter)
-    updated: Counter[str] = field(default_factory=Counter)
-    matched: Counter[str] = field(default_factory=Counter)
-    """How existing companies were found: cik, ticker, slug, name."""
-    conflicts: Counter[str] = field(default_factory=Counter)
-    kept_apart: Counter[str] = field(default_factory=Counter)
-    """Facts not matched to a record that has their name, per rule (a new record was made for them)."""
-    repeated: Counter[str] = field(default_factory=Counter)
-    """Rows a source repeated (same company, date and amount), merged into the first, per table."""
 
 
 class Merger:
@@ -92,9 +80,11 @@ class Merger:
             self._listed(row)
         self.repeats: dict[tuple[str, str, str, str], str] = {}
         """(source, company, date, amount) -> the round that source's first such row made or found."""
+        self.news: NewsMerger | None = None
+        """Made for the first news item (after the company lists: it indexes what they made)."""
         self.accessions = {r["accession_number"] for r in store.rows["filings"].values() if r["accession_number"]}
         self.next_id = {name: max((int(k) for k in store.rows[name]), default=0) + 1
-                        for name in ("companies", "investors", "funding_rounds", "ipos", "filings")}
+                        for name in ("companies", "investors", "funding_rounds", "ipos", "filings", "news")}
 
     # --- values --------------------------------------------------------------------------------------------------
 
@@ -396,5 +386,9 @@ class Merger:
             self.investor(fact, source)
         elif isinstance(fact, FilingFact):
             self.filing(fact, source)
+        elif isinstance(fact, NewsFact):
+            if self.news is None:
+                self.news = NewsMerger(self)
+            self.news.merge(fact, source)
         else:  # pragma: no cover - importers only yield the facts above
             raise TypeError(f"unknown fact {fact!r}")

@@ -15,7 +15,7 @@ SELECT
         WHEN n.offering_id IS NOT NULL THEN {'table': 'offerings', 'id': n.offering_id}
         WHEN n.origin = 'compiled' THEN {'table': 'companies', 'id': n.company_id}
     END AS compiled_from,
-    n.tags,
+    coalesce(n.tags, []) AS tags,
     (SELECT ref FROM company_refs AS cr WHERE cr.id = c.id) AS company
 FROM news AS n
 JOIN companies AS c ON c.id = n.company_id
