@@ -13,7 +13,7 @@ https://www.sec.gov/edgar/sec-api-documentation):
   ``/api/ipos`` and ``/api/calendar``): tickers, exchanges, SIC, former names with their dates, recent filings.
 
 A download is verified by the importer that will read it (``generator.importers.edgar``: every line of an index,
-every entry of a ticker list) or, for the submissions JSON that no importer reads yet, by its documented keys.
+every entry of a ticker list, a submissions document's keys and former names).
 The Nasdaq IPO calendar is not fetched (see the README, "Bring your own data").
 """
 

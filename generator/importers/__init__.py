@@ -66,8 +66,6 @@ NOT_IMPORTED = {
                                     "shape of a feed, not news to publish (import news-feed FILE reads it)",
     "sic": "SIC code titles: the mapping table maps SIC codes by range (generator/importers/mapping.py)",
     "fetch-manifest": "the record of a fetch run (URL, time, status, bytes, sha256 of each request)",
-    "CIK": "SEC submissions document (former names, SIC, exchanges): kept for matching renamed companies; "
-           "no importer reads it yet",
 }
 """Files ``auto`` leaves out on purpose, by the start of their name, with the reason (whether or not it knows their
 format: naming the source imports them)."""
@@ -171,7 +169,7 @@ def _import(source: str, paths: list[Path], into: Path, progress: Callable[[str]
         for fact in fmt.read(path, context):
             merger.apply(fact, fmt.source)
     fixes = finalize(store, sorted({FORMATS[name].source.description for name, _ in steps}), ticker_lists)
-    pairs = review_pairs(store.rows["companies"], decisions)
+    pairs = review_pairs(store.rows["companies"], decisions, store.rows["aliases"])
     store.extra[REVIEW] = render_review(pairs)
     staging = into / ".import-staging"
     shutil.rmtree(staging, ignore_errors=True)

@@ -55,6 +55,8 @@ class CompanyFact:
     """Values used only where the company has none yet (e.g. a status inferred, not stated)."""
     create: bool = True
     """False: only enrich a company that already exists (a filing of a CIK nobody listed)."""
+    former_names: list[tuple[str, str, str]] = field(default_factory=list)
+    """(name, from, to) of names the company was known by, with the dates the source gives ('' when none)."""
 
 
 @dataclass

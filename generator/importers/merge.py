@@ -2,11 +2,12 @@
 
 Companies are resolved by CIK, then by ticker (when the names agree and the listing dates are not years apart),
 then by slug hint (Crunchbase permalinks), then by normalised name within the same country (a source that gives
-no country matches on the name alone when only one company has it). A field keeps the value of the most
-authoritative basis (``RANK``: a filing over exchange data over a press report over an estimate); with equal
-rank the value already there stays, except that a source always updates its own values and a valuation is
-replaced by a newer one. Values already in the folder without provenance (hand-curated) are never overwritten.
-New ids are the next free integers in the order facts arrive, so the same files give the same ids.
+no country matches on the name alone when only one company has it), then by a name the company had (``aliases``).
+A field keeps the value of the most authoritative basis (``RANK``: a filing over exchange data over a press report
+over an estimate); with equal rank the value already there stays, except that a source always updates its own
+values and a valuation is replaced by a newer one. Values already in the folder without provenance (hand-curated)
+are never overwritten. New ids are the next free integers in the order facts arrive, so the same files give the
+same ids.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 import datetime as dt
 
 from generator.dataset.schema import TABLE_BY_NAME
+from generator.importers.aliases import AliasBook
 from generator.importers.base import (
     CompanyFact,
     FilingFact,
@@ -80,6 +82,7 @@ class Merger:
             self._listed(row)
         self.repeats: dict[tuple[str, str, str, str], str] = {}
         """(source, company, date, amount) -> the round that source's first such row made or found."""
+        self.aliases = AliasBook(self)
         self.news: NewsMerger | None = None
         """Made for the first news item (after the company lists: it indexes what they made)."""
         self.accessions = {r["accession_number"] for r in store.rows["filings"].values() if r["accession_number"]}
@@ -208,6 +211,9 @@ class Merger:
         apart = [k for k in candidates if cities_differ(city, self.decisions.resolve(
             companies[k]["name"], companies[k]["headquarters_city"])[1])]
         candidates = [k for k in candidates if k not in apart]
+        if not candidates and not apart and (key := self.aliases.find(normalise(name), fact, city)):
+            self.report.matched["former name"] += 1
+            return key
         if len(candidates) > 1 and fact.country:
             candidates = [k for k in candidates if companies[k]["country"] == fact.country] or candidates
         if len(candidates) > 1:
@@ -222,6 +228,7 @@ class Merger:
     def company(self, fact: CompanyFact, source: Source) -> str | None:
         self.listing_date = fact.date
         key = self.find_company(fact)
+        found = key is not None
         if key is None:
             if not fact.create or not fact.name:
                 return None
@@ -254,6 +261,7 @@ class Merger:
             if key in previous:
                 previous.remove(key)
             self.by_name.setdefault(normalise(row["name"]), []).append(key)
+        self.aliases.observe(key, fact, old_name if found else "", source)
         return key
 
     def _free_slug(self, text: str) -> str:
