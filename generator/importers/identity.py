@@ -24,8 +24,8 @@ Every import writes the pairs it kept apart to ``identity-review.csv`` in the ca
 same name in two headquarters cities, and a record called by a name another record had (``aliases``). A
 person decides them in ``identities.csv`` beside it (``DECISIONS``, same columns): ``decision`` ``same`` (a source's
 company called ``name`` in ``city`` is the one called ``other_name`` in ``other_city``: a move, a former or
-translated name) or ``different`` (not listed again). Every import honours the file; a ``same`` decision joins
-the two when the companies are imported into a fresh folder (records already written are not folded together).
+translated name) or ``different`` (not listed again). Every import honours the file: a ``same`` decision joins
+the two as they are imported, and folds the two records into one when the folder holds both (``fold``).
 """
 
 from __future__ import annotations

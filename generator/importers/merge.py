@@ -27,6 +27,7 @@ from generator.importers.base import (
     Source,
     slugify,
 )
+from generator.importers.fold import fold_decided
 from generator.importers.identity import (
     SAME_LISTING_DAYS,
     Decisions,
@@ -59,6 +60,7 @@ class Merger:
         self.ticker_lists = ticker_lists
         """Sources whose tickers are current listings (ticker lists), not a listing on a date."""
         self.decisions = decisions or Decisions()
+        fold_decided(store, self.decisions, self.report)  # before the indexes: records a decision joins are one
         self.listing_date = ""
         """The listing date of the company fact being merged ('' if it has none)."""
         companies = store.rows["companies"]

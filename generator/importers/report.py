@@ -32,6 +32,8 @@ class Report:
     """News items whose ticker no company held on their date, by reason (not imported)."""
     unmatched_rows: list[str] = field(default_factory=list)
     """The first ``UNMATCHED_SHOWN`` of them, as file:line, ticker, date and reason."""
+    folded: list[str] = field(default_factory=list)
+    """Records of the folder folded into another because identities.csv says they are one ('a into b')."""
 
 
 def render(result: ImportResult, into: Path) -> str:
@@ -45,6 +47,9 @@ def render(result: ImportResult, into: Path) -> str:
     lines.append("  companies kept apart: " + (", ".join(f"{k} {n}" for k, n in sorted(report.kept_apart.items()))
                                              or "none"))
     lines.append(f"  pairs listed for review in {REVIEW} (decide them in {DECISIONS}): {result.review}")
+    if report.folded:
+        lines.append(f"  records folded into one as {DECISIONS} decides: {len(report.folded)}: "
+                     + ", ".join(report.folded))
     lines.append("  rows a source repeated, merged into one: "
                  + (", ".join(f"{t} {n}" for t, n in sorted(report.repeated.items())) or "none"))
     if report.news or report.unmatched:
