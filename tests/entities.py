@@ -134,7 +134,7 @@ def news_without_source(folder: Path) -> list[str]:
     out = []
     for item in rows(folder, "news"):
         origin = item.get("origin")
-        sourced = (origin == "feed" and item["publisher"] and item["url"]) or origin == "compiled"
+        sourced = (origin == "feed" and item["publisher"] and item["article_url"]) or origin == "compiled"
         if not sourced:
             out.append(f"news {item['id']}: {item['headline']}")
     return out

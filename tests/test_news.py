@@ -60,7 +60,7 @@ def test_every_embedded_news_item_names_its_source(capsys: pytest.CaptureFixture
     assert uncited == UNCITED
     compiled = sum(n for source, n in counts.items() if source in RECORD_DATES)
     assert compiled == 172 and compiled + len(UNCITED) == len(parsed["news"].rows) == 191
-    assert all(item["publisher"] is None and item["url"] is None for item in parsed["news"].rows)
+    assert all(item["publisher"] is None and item["article_url"] is None for item in parsed["news"].rows)
 
 
 def _rewrite_news(folder: Path, change) -> None:  # type: ignore[no-untyped-def]
@@ -88,11 +88,11 @@ def test_a_link_to_another_company_s_record_or_day_is_found(tmp_path: Path) -> N
 
 
 @pytest.mark.parametrize(("change", "expected"), [
-    ({"origin": "feed"}, "news.csv:2: column origin: origin feed needs publisher and url (got 'feed')"),
-    ({"origin": "feed", "publisher": "Reuters", "url": "reuters.com/x", "ipo_id": ""},
-     "news.csv:2: column url: String should match pattern '^https?://\\S+$' (got 'reuters.com/x')"),
-    ({"origin": "uncited", "ipo_id": "", "url": "https://example.com/a"},
-     "news.csv:2: column origin: an uncited item has no url (origin feed: the item of a feed) (got 'uncited')"),
+    ({"origin": "feed"}, "news.csv:2: column origin: origin feed needs publisher and article_url (got 'feed')"),
+    ({"origin": "feed", "publisher": "Reuters", "article_url": "reuters.com/x", "ipo_id": ""},
+     "news.csv:2: column article_url: String should match pattern '^https?://\\S+$' (got 'reuters.com/x')"),
+    ({"origin": "uncited", "ipo_id": "", "article_url": "https://example.com/a"},
+     "news.csv:2: column origin: an uncited item has no article_url (origin feed: the item of a feed) (got 'uncited')"),
     ({"origin": "uncited"}, "news.csv:2: column ipo_id: a linked record needs origin compiled (got '2')"),
     ({"round_id": "3"}, "news.csv:2: column round_id: an item is compiled from one record at most (ipo_id is set) "
                         "(got '3')"),
@@ -114,8 +114,8 @@ def test_the_news_feed_publishes_each_item_s_source(site: Served) -> None:
     status, body = site.get_json("/api/news?company=alphabet")
     assert status == 200
     google = next(item for item in body["data"] if item["id"] == 1)
-    assert {k: google[k] for k in ("publisher", "url", "origin", "compiled_from")} == {
-        "publisher": None, "url": None, "origin": "compiled", "compiled_from": {"table": "ipos", "id": 2}}
+    assert {k: google[k] for k in ("publisher", "article_url", "origin", "compiled_from")} == {
+        "publisher": None, "article_url": None, "origin": "compiled", "compiled_from": {"table": "ipos", "id": 2}}
     _, body = site.get_json("/api/news?company=anaplan")
     (sold,) = [item for item in body["data"] if item["id"] == 52]
     assert sold["compiled_from"] == {"table": "companies", "id": 143}  # the company record's acquisition

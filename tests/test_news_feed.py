@@ -67,10 +67,10 @@ def test_auto_recognises_a_feed_and_imports_it_last(tmp_path: Path) -> None:
 def test_a_feed_lands_on_the_companies_that_held_its_tickers(canonical: Path) -> None:
     result = import_files("auto", [FEED], canonical, QUIET)
     news = [r for r in rows(canonical, "news") if r["origin"] == "feed"]
-    by_ticker = {(r["company_id"], r["url"].rsplit("/", 1)[1]) for r in news}
+    by_ticker = {(r["company_id"], r["article_url"].rsplit("/", 1)[1]) for r in news}
     assert by_ticker == {("1", "airbnb-first-quarter"), ("1", "three-listings"), ("2", "three-listings"),
                          ("2", "arm-prices"), ("3", "spotify-opens"), ("3", "old-symbol")}
-    first = next(r for r in news if r["url"].endswith("airbnb-first-quarter"))
+    first = next(r for r in news if r["article_url"].endswith("airbnb-first-quarter"))
     assert (first["publisher"], first["published_date"], first["tags"], first["ipo_id"]) == (
         "Example Wire", "2021-02-17", "", "")
     assert dict(result.report.news) == {"listing": 6, "dated alias": 1} and result.report.repeated["news"] == 1
@@ -92,8 +92,8 @@ def test_the_imported_feed_builds_and_each_item_names_its_source(canonical: Path
     body = json.loads((tmp_path / "dist" / "api" / "news" / "company=arm-holdings" / "sort=-date,page=1.json")
                       .read_text(encoding="utf-8"))
     item = next(i for i in body["data"] if i["headline"] == "Arm prices its Nasdaq IPO")
-    assert {k: item[k] for k in ("publisher", "url", "origin", "compiled_from", "tags")} == {
-        "publisher": "Example Markets", "url": "https://example.com/news/arm-prices", "origin": "feed",
+    assert {k: item[k] for k in ("publisher", "article_url", "origin", "compiled_from", "tags")} == {
+        "publisher": "Example Markets", "article_url": "https://example.com/news/arm-prices", "origin": "feed",
         "compiled_from": None, "tags": []}
 
 
@@ -139,4 +139,4 @@ def test_the_shared_sample_is_read_for_its_shape_and_left_out_of_auto(tmp_path: 
     assert agilent["cik"] == "1090872" and {r["company_id"] for r in news} == {agilent["id"]}
     assert len(news) == len({r["url"] for r in sample}) and len(news) + result.report.repeated["news"] == 500
     assert {r["publisher"] for r in news} == {r["publisher"] for r in sample}
-    assert all(r["origin"] == "feed" and r["url"].startswith("http") for r in news)
+    assert all(r["origin"] == "feed" and r["article_url"].startswith("http") for r in news)

@@ -221,9 +221,10 @@ class NewsListItem(Out):
     headline: str
     summary: str | None
     publisher: str | None = Field(description="who published the item (a feed's publisher)")
-    url: str | None = Field(description="the article's address, as its feed gives it")
+    article_url: str | None = Field(description="the article's address, as its feed gives it (an outside URL, not a "
+                                    "file of this API)")
     origin: NewsOrigin | None = Field(
-        description="feed = publisher and url name the article; compiled = written from the dataset's own "
+        description="feed = publisher and article_url name the article; compiled = written from the dataset's own "
         "records (compiled_from); uncited = from press coverage the dataset does not cite: check it before "
         "relying on it; null = not stated")
     compiled_from: RecordRef | None = Field(

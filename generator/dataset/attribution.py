@@ -35,12 +35,12 @@ class NewsItem(Row):
     publisher: Text | None = Field(None, description="who published the item (a feed's publisher)")
     tags: Annotated[list[NewsTag], Field(min_length=1)] | None = Field(
         None, description="semicolon-separated in the CSV, e.g. ipo;pricing; empty: the source gives no topic (a feed)")
-    url: Url | None = Field(None, description="the article's address, as its feed gives it")
+    article_url: Url | None = Field(None, description="the article's address, as its feed gives it")
     origin: NewsOrigin | None = Field(
-        None, description="feed = publisher and url name the article; compiled = written from the dataset's own "
-        "records (the one linked in ipo_id, round_id, filing_id or offering_id; none linked: the company record "
-        "itself, its acquisition or valuation); uncited = from press coverage the dataset does not cite; empty = "
-        "not stated")
+        None, description="feed = publisher and article_url name the article; compiled = written from the "
+        "dataset's own records (the one linked in ipo_id, round_id, filing_id or offering_id; none linked: the "
+        "company record itself, its acquisition or valuation); uncited = from press coverage the dataset does not "
+        "cite; empty = not stated")
     ipo_id: Integer | None = Field(None, description="compiled from this IPO record (of the same company)")
     round_id: Integer | None = Field(None, description="compiled from this funding round (of the same company)")
     filing_id: Integer | None = Field(None, description="compiled from this filing (of the same company)")
@@ -54,12 +54,12 @@ class NewsItem(Row):
     @field_validator("origin")
     @classmethod
     def _origin_named(cls, value: str | None, info: ValidationInfo) -> str | None:
-        if "publisher" not in info.data or "url" not in info.data:
-            return value  # a publisher or url that is not valid is reported on its own column
-        if value == "feed" and not (info.data.get("publisher") and info.data.get("url")):
-            raise ValueError("origin feed needs publisher and url")
-        if value == "uncited" and info.data.get("url"):
-            raise ValueError("an uncited item has no url (origin feed: the item of a feed)")
+        if "publisher" not in info.data or "article_url" not in info.data:
+            return value  # a publisher or URL that is not valid is reported on its own column
+        if value == "feed" and not (info.data.get("publisher") and info.data.get("article_url")):
+            raise ValueError("origin feed needs publisher and article_url")
+        if value == "uncited" and info.data.get("article_url"):
+            raise ValueError("an uncited item has no article_url (origin feed: the item of a feed)")
         return value
 
     @field_validator(*NEWS_RECORDS)

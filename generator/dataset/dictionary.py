@@ -46,11 +46,11 @@ Derived figures:
   nothing is interpolated towards a later figure.
 
 The figures are compiled from public sources for research use and are estimates: check primary filings before
-relying on them. The only URLs stored are news items' `url` (the article, as its feed gives it); every other
+relying on them. The only URLs stored are news items' `article_url` (the article, as its feed gives it); every other
 link in the API is built from public identifiers (SEC CIK, accession number) or is the company's own domain.
 
 News: every item says where it comes from (`news.origin`): `feed`, an item of a news feed (`publisher` and
-`url`); `compiled`, written from the dataset's own records (the IPO, round, filing or offering it links in
+`article_url`); `compiled`, written from the dataset's own records (the IPO, round, filing or offering it links in
 `ipo_id`, `round_id`, `filing_id` or `offering_id`, a record of the same company; none linked: the company
 record itself, its acquisition or valuation); `uncited`, written from press coverage the dataset does not cite,
 which cannot be traced and should be checked before use.

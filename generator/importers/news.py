@@ -36,7 +36,8 @@ class NewsMerger:
     def __init__(self, merger: Merging) -> None:
         self.merger = merger
         store = merger.store
-        self.items = {(r["company_id"], r["url"]): key for key, r in store.rows["news"].items() if r["url"]}
+        self.items = {(r["company_id"], r["article_url"]): key
+                      for key, r in store.rows["news"].items() if r["article_url"]}
         self.seen: set[tuple[str, str, str]] = set()
         """(company, URL, source) of the items merged in this import: a second one is a repeat."""
         self.dated: dict[str, list[tuple[str, str, str]]] = {}
@@ -62,12 +63,12 @@ class NewsMerger:
             return
         report.news[evidence] += 1
         values = {"company_id": company, **fact.fields, "origin": "feed"}
-        key = self.items.get((company, fact.fields["url"]))
+        key = self.items.get((company, fact.fields["article_url"]))
         if key is None:
             key = merger._new("news", values)
-            self.items[(company, fact.fields["url"])] = key
-        elif (company, fact.fields["url"], source.name) in self.seen:
+            self.items[(company, fact.fields["article_url"])] = key
+        elif (company, fact.fields["article_url"], source.name) in self.seen:
             report.repeated["news"] += 1
-        self.seen.add((company, fact.fields["url"], source.name))
+        self.seen.add((company, fact.fields["article_url"], source.name))
         merger.store.mention("news", key, source.name, source.basis)
         merger.assign("news", key, values, source, source.basis)

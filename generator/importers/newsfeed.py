@@ -40,12 +40,12 @@ def read(path: Path, ctx: Context) -> Iterator[Fact]:
     for line, row in csv_rows(path, columns):
         cells = Cells(path, line, row)
         fields = {"headline": cells.text("headline"), "publisher": cells.text("publisher"),
-                  "url": row["url"].strip(), "published_date": cells.date("date", DATES)}
+                  "article_url": row["url"].strip(), "published_date": cells.date("date", DATES)}
         for column, value in (("headline", fields["headline"]), ("publisher", fields["publisher"]),
                               ("date", fields["published_date"])):
             if not value:
                 raise cells.fail(column, "expected a value")
-        if not _URL.match(fields["url"]):
+        if not _URL.match(fields["article_url"]):
             raise cells.fail("url", "expected an http or https URL")
         if len(fields["headline"]) > 2000:
             raise cells.fail("headline", "expected at most 2000 characters")

@@ -1,4 +1,4 @@
--- One row per news item, with its source: a feed's publisher and url, or the record it was compiled from
+-- One row per news item, with its source: a feed's publisher and article URL, or the record it was compiled from
 -- (compiled without a linked record: the company record itself).
 SELECT
     n.id,
@@ -6,7 +6,7 @@ SELECT
     n.headline,
     n.summary,
     n.publisher,
-    n.url,
+    n.article_url,
     n.origin,
     CASE
         WHEN n.ipo_id IS NOT NULL THEN {'table': 'ipos', 'id': n.ipo_id}
