@@ -17,16 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from generator.dataset.schema import RESERVED_SLUGS
-from generator.importers import (
-    crunchbase,
-    edgar,
-    edgar_sectors,
-    investors,
-    iposcoop,
-    nasdaq,
-    newsfeed,
-    unicorns,
-)
+from generator.importers import crunchbase, edgar, edgar_sectors, investors, iposcoop, nasdaq, newsfeed, unicorns
 from generator.importers.base import Context, Fact, Source, SourceError
 from generator.importers.finalize import finalize
 from generator.importers.identity import REVIEW, Decisions, render_review, review_pairs
