@@ -7,7 +7,10 @@ by ``test_entities.py``; ``python -m tests.entities FOLDER [SHARED_DATA]`` print
 - ``shared (ticker, date)``: a ticker listed on one day (within 5 days) by two records or more;
 - ``private with listed IPO``: private records with a listed IPO and no acquisition after it;
 - ``repeated rounds``: a record's rounds repeating date and amount;
-- ``news without source``: news items that name neither a publisher with a URL nor the record they summarise.
+- ``former name on another record, not listed``: a name one record had (aliases.csv) that is another record's name
+  in its country, where ``identity-review.csv`` does not list the pair for a person to decide;
+- ``news without source``: news items that name neither a feed's publisher and URL nor the record they were compiled
+  from (``origin`` compiled: a linked record, or the company record itself).
 """
 
 from __future__ import annotations
@@ -111,10 +114,27 @@ def repeated_rounds(folder: Path) -> list[str]:
     return [f"company {c} {d} ${a}: {n} rounds" for (c, d, a), n in seen.items() if n > 1]
 
 
+def shared_former_names(folder: Path) -> list[str]:
+    companies = {c["id"]: c for c in rows(folder, "companies")}
+    by_name: dict[str, list[dict[str, str]]] = defaultdict(list)
+    for company in companies.values():
+        by_name[_name(company["name"])].append(company)
+    listed = {frozenset((r["slug"], r["other_slug"])) for r in rows(folder, "identity-review")}
+    out = []
+    for alias in rows(folder, "aliases"):
+        owner = companies[alias["company_id"]]
+        for other in by_name.get(_name(alias["alias"]), []) if alias["kind"] == "name" else []:
+            same_country = other["country"] in ("", "xx", owner["country"]) or owner["country"] in ("", "xx")
+            if other["id"] != owner["id"] and same_country and frozenset((other["slug"], owner["slug"])) not in listed:
+                out.append(f"{alias['alias']!r} of {owner['slug']} is {other['slug']}'s name")
+    return out
+
+
 def news_without_source(folder: Path) -> list[str]:
     out = []
     for item in rows(folder, "news"):
-        sourced = (item.get("publisher") and item.get("url")) or item.get("compiled_from")
+        origin = item.get("origin")
+        sourced = (origin == "feed" and item["publisher"] and item["article_url"]) or origin == "compiled"
         if not sourced:
             out.append(f"news {item['id']}: {item['headline']}")
     return out
@@ -126,6 +146,7 @@ COUNTS = {
     "shared (ticker, date)": shared_listings,
     "private with listed IPO": private_with_listing,
     "repeated rounds": repeated_rounds,
+    "former name on another record, not listed": shared_former_names,
     "news without source": news_without_source,
 }
 

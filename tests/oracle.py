@@ -12,6 +12,21 @@ def read(data: Path, table: str) -> list[dict[str, str]]:
         return list(csv.DictReader(handle))
 
 
+def companies_with_aliases(data: Path) -> list[dict[str, str | list[str]]]:
+    """The companies, each with ``also_known_as``: its rows of aliases.csv (if the folder has one) and the tickers of
+    its listed IPOs other than its current one."""
+    companies = read(data, "companies")
+    known: dict[str, set[str]] = {c["id"]: set() for c in companies}
+    if (data / "aliases.csv").exists():
+        for alias in read(data, "aliases"):
+            known[alias["company_id"]].add(alias["alias"])
+    current = {c["id"]: c["ticker"] for c in companies}
+    for ipo in read(data, "ipos"):
+        if ipo["status"] == "listed" and ipo["ticker"] and ipo["ticker"] != current[ipo["company_id"]]:
+            known[ipo["company_id"]].add(ipo["ticker"])
+    return [{**c, "also_known_as": sorted(known[c["id"]])} for c in companies]
+
+
 def words(text: str) -> list[str]:
     folded = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode().lower()
     out, current = [], ""
@@ -65,4 +80,5 @@ def company_matches(c: dict[str, str], filters: dict[str, str]) -> bool:
         return False
     if "status" in filters and c["status"] != filters["status"]:
         return False
-    return "q" not in filters or filters["q"] in words(f"{c['name']} {c['ticker']}")  # a whole word
+    text = " ".join([c["name"], c["ticker"], *c.get("also_known_as", [])])
+    return "q" not in filters or filters["q"] in words(text)  # a whole word

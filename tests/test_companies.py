@@ -138,9 +138,10 @@ def test_values_outside_the_documented_ones_are_404(tiny_site: Served, query: st
 
 
 def test_text_query_matches_whole_words_and_tickers(served: tuple[Served, Path]) -> None:
+    """Words of the name, the ticker and the names and tickers the company is also known by (Facebook, SQ)."""
     site, data = served
-    companies = oracle.read(data, "companies")
-    probes = {w for c in companies for w in oracle.words(f"{c['name']} {c['ticker']}")}
+    companies = oracle.companies_with_aliases(data)
+    probes = {w for c in companies for w in oracle.words(" ".join([c["name"], c["ticker"], *c["also_known_as"]]))}
     for q in sorted(probes):
         expected = oracle.company_order([c for c in companies if oracle.company_matches(c, {"q": q})], "-valuation")
         rows, bodies = crawl(site, f"/api/companies?q={q}")

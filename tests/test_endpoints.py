@@ -53,7 +53,7 @@ def matches(route: ListRoute, flt: Filter, row: dict, value: str) -> bool:
     if flt.kind == "year":
         return row["year"] == int(value)
     if flt.kind == "text":
-        text = " ".join(str(row.get(k) or "") for k in ("name", "ticker", "subtitle"))
+        text = " ".join([*(str(row.get(k) or "") for k in ("name", "ticker")), *row.get("also_known_as", [])])
         if flt.prefixes:
             return any(word.startswith(value) for word in oracle.words(text))
         return value in oracle.words(text)

@@ -138,3 +138,35 @@ def test_a_former_name_decided_once_finds_the_renamed_company(tmp_path: Path) ->
     (ipo,) = entities.rows(joined, "ipos")
     assert (meta["cik"], meta["ticker"], meta["status"]) == ("1326801", "META", "public")
     assert (ipo["ticker"], ipo["listing_date"], ipo["company_id"]) == ("FB", "2012-05-18", meta["id"])
+
+
+def test_a_same_decision_folds_two_records_already_in_the_folder(tmp_path: Path) -> None:
+    """Imported without a decision, Facebook's 2012 IPO (IPOScoop) and Meta (EDGAR) are two records; once
+    identities.csv says Facebook is Meta, the next import into the same folder folds the first into the second:
+    one record with Meta's id, slug and CIK, the FB IPO on it, Facebook kept as a name it had. Importing again
+    changes nothing."""
+    import json
+
+    src = tmp_path / "src"
+    src.mkdir()
+    tickers = json.loads((SHARED_DATA / "edgar" / "company_tickers.json").read_text(encoding="utf-8"))
+    (src / "company_tickers.json").write_text(json.dumps({k: v for k, v in tickers.items() if v["ticker"] == "META"}))
+    lines = (SHARED_DATA / "iposcoop-ipos-2000-2018" / "ipos.csv").read_bytes().split(b"\n")
+    (src / "ipos.csv").write_bytes(b"\n".join([lines[0], *(x for x in lines if b",FB," in x)]) + b"\n")
+    folder = tmp_path / "folder"
+    import_files("auto", [src], folder, QUIET)
+    meta, facebook = entities.rows(folder, "companies")
+    assert (meta["cik"], facebook["name"]) == ("1326801", "Facebook")
+    (folder / DECISIONS).write_text("name,city,slug,other_name,other_city,other_slug,reason,decision\n"
+                                    "Facebook,,,Meta Platforms Inc.,,,,same\n", encoding="utf-8")
+    result = import_files("auto", [src], folder, QUIET)
+    assert result.report.folded == [f"{facebook['slug']} into {meta['slug']}"]
+    (kept,) = entities.rows(folder, "companies")
+    (ipo,) = entities.rows(folder, "ipos")
+    assert (kept["id"], kept["slug"], kept["cik"], kept["ticker"]) == (meta["id"], meta["slug"], "1326801", "META")
+    assert (ipo["ticker"], ipo["listing_date"], ipo["company_id"]) == ("FB", "2012-05-18", meta["id"])
+    assert [a["alias"] for a in entities.rows(folder, "aliases")] == ["Facebook"]
+    provenance = {(r["table"], r["record"], r["source"]) for r in entities.rows(folder, "provenance")}
+    assert ("companies", meta["id"], "iposcoop") in provenance and not any(
+        record == facebook["id"] for table, record, _ in provenance if table == "companies")
+    assert import_files("auto", [src], folder, QUIET).changed == []

@@ -112,13 +112,15 @@ def test_a_second_run_downloads_nothing_and_a_changed_file_lands_in_a_new_run(se
     assert [(h.path, h.status) for h in sec.hits] == [
         (TICKERS, 200), (EXCHANGE, 304), ("/" + index_path(dt.date(2020, 1, 6)), 404)]
     assert third.run is not None and set(tree(third.run)) == {MANIFEST, f"www.sec.gov{TICKERS}"}
-    # import reads the newest download of each file, and none of the manifests or submissions documents
+    # import reads the newest download of each file: the lists, the submissions documents (former names), the index;
+    # no manifest
     steps, unknown = plan("auto", [raw])
-    assert [(name, path.relative_to(raw).parts[0]) for name, path in steps] == [
-        ("edgar", third.run.name), ("edgar", first.run.name), ("edgar", first.run.name)]
-    assert [p.name for _, p in steps] == ["company_tickers.json", "company_tickers_exchange.json",
+    submissions = sorted(f.name for f in (first.run / "data.sec.gov").rglob("*.json"))
+    assert submissions and [(name, path.relative_to(raw).parts[0]) for name, path in steps] == [
+        ("edgar", third.run.name), *[("edgar", first.run.name)] * (len(submissions) + 2)]
+    assert [p.name for _, p in steps] == ["company_tickers.json", "company_tickers_exchange.json", *submissions,
                                           f"master.{DAY:%Y%m%d}.idx"]
-    assert {p.name for p in unknown} == {MANIFEST} | {f.name for f in (first.run / "data.sec.gov").rglob("*.json")}
+    assert {p.name for p in unknown} == {MANIFEST}
 
 
 def test_retries_honour_retry_after_and_back_off(sec: SecServer, tmp_path: Path) -> None:
@@ -171,7 +173,8 @@ def test_a_killed_run_leaves_nothing_import_reads_and_the_next_run_clears_it(sec
     half.parent.mkdir(parents=True)
     half.write_bytes((sec.root / TICKERS.lstrip("/")).read_bytes()[:1000])
     steps, _ = plan("auto", [raw])
-    assert all(STAGING not in str(path) for _, path in steps) and len(steps) == 3
+    submissions = list((good.run / "data.sec.gov").rglob("*.json"))
+    assert all(STAGING not in str(path) for _, path in steps) and len(steps) == 3 + len(submissions)
     assert run(sec, raw, since=None).run is not None and not (raw / STAGING).exists()
 
 
@@ -283,6 +286,8 @@ def test_fetch_import_check_build_equals_importing_the_same_files_from_disk(sec:
     disk.mkdir()
     for path in (TICKERS, EXCHANGE, "/" + index_path(DAY)):
         shutil.copy(sec.root / path.lstrip("/"), disk)
+    for document in (sec.root / "submissions").glob("*.json"):  # the companies' former names
+        shutil.copy(document, disk)
     for args in (["import", "auto", str(disk), "--into", str(tmp_path / "local"), "--quiet"],
                  ["build", "--data", str(tmp_path / "local"), "--out", str(tmp_path / "dist-local"), "--quiet",
                   "--workers", "0"]):

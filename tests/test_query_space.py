@@ -57,10 +57,7 @@ def value_of(row: dict, flt: Filter) -> object:
 def row_values(flt: Filter, row: dict) -> set[str]:
     """The values of a filter that a row matches, as they appear in URLs."""
     if flt.kind == "text":
-        ticker = row.get("ticker") or ""
-        if row.get("type") == "company" and row["subtitle"].count(" · ") == 2:  # search: "sector · country · TICKER"
-            ticker = row["subtitle"].rsplit(" · ", 1)[1]
-        words = oracle.words(f"{row['name']} {ticker}")
+        words = oracle.words(" ".join([row["name"], row.get("ticker") or "", *row["also_known_as"]]))
         if flt.prefixes:
             shortest, longest = flt.prefixes
             return {w[:n] for w in words for n in range(min(len(w), shortest), min(len(w), longest) + 1)}

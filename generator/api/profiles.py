@@ -6,8 +6,16 @@ import datetime as dt
 
 from pydantic import Field
 
-from generator.api.response_base import CONVERTED, CURRENT, EQUITY, OTHER, Month, Out
-from generator.dataset.schema import Basis, CompanyStatus, IpoStatus, ListingKind, RoundStage, RoundTransaction
+from generator.api.response_base import ALSO_KNOWN_AS, CONVERTED, CURRENT, EQUITY, OTHER, Month, Out
+from generator.dataset.schema import (
+    AliasKind,
+    Basis,
+    CompanyStatus,
+    IpoStatus,
+    ListingKind,
+    RoundStage,
+    RoundTransaction,
+)
 
 
 class Listing(Out):
@@ -104,6 +112,15 @@ class Unicorn(Out):
     source: str = Field(description="the unicorn list that gives the date")
 
 
+class AliasRecord(Out):
+    kind: AliasKind
+    alias: str = Field(description="the name or ticker")
+    from_date: dt.date | None = Field(description="first day the company used it, when a source dates it")
+    to_date: dt.date | None = Field(description="last day the company used it; null when no source dates its end")
+    source: str | None = Field(description="where it is known from (EDGAR submissions formerNames, a source that "
+                               "calls the company so, its listed IPO record)")
+
+
 class CompanyProfile(Out):
     id: int
     slug: str
@@ -129,3 +146,4 @@ class CompanyProfile(Out):
     valuation_is_current: bool = Field(description=CURRENT)
     valuation_currency_converted_from: str | None = Field(description=CONVERTED)
     unicorn: Unicorn | None = Field(description="when a unicorn list says the company was first valued at $1B")
+    also_known_as: list[AliasRecord] = Field(description=ALSO_KNOWN_AS + "; names first, each kind oldest first")

@@ -56,16 +56,17 @@ def _values(literal: object) -> tuple[str, ...]:
 
 
 WORD_DESCRIPTION = (
-    "A whole word of the name, or the ticker: lowercase ASCII letters and digits (names are indexed lowercased, "
+    "A whole word of the name, the ticker, or a name or ticker the company is also known by (`also_known_as`: "
+    "former names, tickers of earlier listings): lowercase ASCII letters and digits (names are indexed lowercased, "
     "accents removed, split at every other character). Combines with `page` only, in the default order: "
     "a text query with other filters or sorts would cost a file per word of every name per combination. "
     "Type-ahead prefixes are /api/search's job."
 )
 PREFIX_DESCRIPTION = (
-    f"Prefix of a word of the name (or ticker), {SEARCH_PREFIX[0]}-{SEARCH_PREFIX[1]} characters of lowercase "
-    f"ASCII letters and digits (a shorter word is indexed whole). Send at most the first {SEARCH_PREFIX[1]} "
-    "characters of what the user typed and narrow the rows by their `name`: longer prefixes are not indexed "
-    "(they answer 404)."
+    f"Prefix of a word of the name, ticker or `also_known_as` (former names and tickers), {SEARCH_PREFIX[0]}-"
+    f"{SEARCH_PREFIX[1]} characters of lowercase ASCII letters and digits (a shorter word is indexed whole). Send "
+    f"at most the first {SEARCH_PREFIX[1]} characters of what the user typed and narrow the rows by their `name`, "
+    "`ticker` and `also_known_as`: longer prefixes are not indexed (they answer 404)."
 )
 SECTOR = _category("sector", "Sector slug (see /api/industries).")
 COUNTRY = _category("country", "ISO 3166-1 alpha-2 country code, lowercase.")
@@ -74,7 +75,10 @@ MIN_VALUATION = Filter("minValuation", "ladder", "valuation_usd",
                        "Acquired and closed companies' last figures are history, not current "
                        "(see valuation_is_current).",
                        MINIMUM_VALUATION_LADDER_USD)
-COMPANY_TEXT = Filter("q", "text", "name || ' ' || coalesce(ticker, '')", WORD_DESCRIPTION, sortable=False)
+TEXT = "name || ' ' || coalesce(ticker, '') || ' ' || array_to_string(also_known_as, ' ')"
+"""The words a text filter indexes: of the name, the ticker and the names and tickers a company is also known by
+(rows carry the three, so the query front door matches in memory what the files index)."""
+COMPANY_TEXT = Filter("q", "text", TEXT, WORD_DESCRIPTION, sortable=False)
 VALUATION = SortField("valuation", "valuation_usd")
 NAME = SortField("name", "lower(name)")
 NAME_ASC = SortField("name", "lower(name)", ("asc",))
@@ -171,11 +175,12 @@ ROUTES: tuple[ListRoute | DetailRoute | ExportRoute | DocumentRoute, ...] = (
     ListRoute(
         name="search", path="/api/search", summary="Unified search with facet counts",
         description="Type-ahead over companies, investors and industries: those with a word of the name (or "
-        f"ticker) starting with `q`, which is {SEARCH_PREFIX[0]}-{SEARCH_PREFIX[1]} characters (the indexed bound: "
-        "send the first characters of the input and narrow the rows by `name`). `q` and `type` combine; `meta.facets` "
-        "counts a result set by type, each with the URL of that refinement.",
+        f"ticker, or a former name or ticker: `also_known_as`) starting with `q`, which is {SEARCH_PREFIX[0]}-"
+        f"{SEARCH_PREFIX[1]} characters (the indexed bound: send the first characters of the input and narrow the "
+        "rows by `name`, `ticker` and `also_known_as`). `q` and `type` combine; `meta.facets` counts a result set "
+        "by type, each with the URL of that refinement.",
         rows_sql="search", model=responses.SearchResult, key="entry_key",
-        filters=(Filter("q", "text", "search_text", PREFIX_DESCRIPTION, prefixes=SEARCH_PREFIX),
+        filters=(Filter("q", "text", TEXT, PREFIX_DESCRIPTION, prefixes=SEARCH_PREFIX),
                  _category("type", "Result type.", domain=("company", "industry", "investor"))),
         sorts=(SortField("name", "lower(name)", ("asc",)),), default_sort="name",
     ),

@@ -10,6 +10,8 @@ Month = Annotated[str, Field(pattern=r"^[0-9]{4}-(0[1-9]|1[0-2])$", description=
 EQUITY = "sum of disclosed equity-round amounts (convertible notes included), whole USD; null when none"
 OTHER = "sum of disclosed stake purchases, buyouts and debt, whole USD (not in total_raised_usd)"
 CURRENT = "true for a public market cap or a private company's latest valuation not flagged stale; false otherwise"
+ALSO_KNOWN_AS = ("names and tickers the company is also known by: former names, names sources use for it (a "
+                 "translated name), tickers of earlier listings; `q` finds the company by them")
 CONVERTED = "ISO 4217 currency the figure was reported in when converted to USD; null = reported in USD"
 
 

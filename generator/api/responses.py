@@ -22,7 +22,15 @@ from generator.api.profiles import (  # noqa: F401  (re-exported: every response
     Round,
     RoundInvestorRef,
 )
-from generator.api.response_base import CONVERTED, CURRENT, EQUITY, OTHER, Month, Out  # noqa: F401
+from generator.api.response_base import (  # noqa: F401
+    ALSO_KNOWN_AS,
+    CONVERTED,
+    CURRENT,
+    EQUITY,
+    OTHER,
+    Month,
+    Out,
+)
 from generator.dataset.schema import (
     Basis,
     CompanyStatus,
@@ -30,6 +38,7 @@ from generator.dataset.schema import (
     InvestorType,
     IpoStatus,
     ListingKind,
+    NewsOrigin,
     OfferingKind,
     OfferingStatus,
     RoundStage,
@@ -54,6 +63,7 @@ class CompanyListItem(Out):
     last_round_date: dt.date | None
     url: str = Field(description="path of the company profile")
     valuation_is_current: bool = Field(description=CURRENT + "; the profile has the last known figure")
+    also_known_as: list[str] = Field(description=ALSO_KNOWN_AS)
 
 
 class CompanyRef(Out):
@@ -195,6 +205,14 @@ class SearchResult(Out):
     sector: str | None
     country: str | None
     url: str
+    ticker: str | None = Field(description="a company's ticker")
+    also_known_as: list[str] = Field(description=ALSO_KNOWN_AS + "; empty for investors and industries")
+
+
+class RecordRef(Out):
+    table: Literal["ipos", "funding_rounds", "filings", "offerings", "companies"] = Field(
+        description="the dataset table of the record (/api/export?format=json&table=NAME)")
+    id: int = Field(description="the record's id (companies: the company's id)")
 
 
 class NewsListItem(Out):
@@ -202,7 +220,16 @@ class NewsListItem(Out):
     published_date: dt.date
     headline: str
     summary: str | None
-    publisher: str | None
+    publisher: str | None = Field(description="who published the item (a feed's publisher)")
+    article_url: str | None = Field(description="the article's address, as its feed gives it (an outside URL, not a "
+                                    "file of this API)")
+    origin: NewsOrigin | None = Field(
+        description="feed = publisher and article_url name the article; compiled = written from the dataset's own "
+        "records (compiled_from); uncited = from press coverage the dataset does not cite: check it before "
+        "relying on it; null = not stated")
+    compiled_from: RecordRef | None = Field(
+        description="the record a compiled item summarises: an IPO, funding round, filing or offering of the "
+        "company, or the company record itself (its acquisition, its valuation)")
     tags: list[str]
     company: CompanyRef
 

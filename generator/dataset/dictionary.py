@@ -46,8 +46,14 @@ Derived figures:
   nothing is interpolated towards a later figure.
 
 The figures are compiled from public sources for research use and are estimates: check primary filings before
-relying on them. No URL is stored: links in the API are built from public identifiers (SEC CIK, accession
-number) or are the company's own domain.
+relying on them. The only URLs stored are news items' `article_url` (the article, as its feed gives it); every other
+link in the API is built from public identifiers (SEC CIK, accession number) or is the company's own domain.
+
+News: every item says where it comes from (`news.origin`): `feed`, an item of a news feed (`publisher` and
+`article_url`); `compiled`, written from the dataset's own records (the IPO, round, filing or offering it links in
+`ipo_id`, `round_id`, `filing_id` or `offering_id`, a record of the same company; none linked: the company
+record itself, its acquisition or valuation); `uncited`, written from press coverage the dataset does not cite,
+which cannot be traced and should be checked before use.
 """
 
 
@@ -82,6 +88,8 @@ def _allowed(info: FieldInfo) -> str:
 
 def _table(table: Table) -> str:
     lines = [f"## `{table.file_name}`", ""]
+    if table.optional:
+        lines.append("Optional: a folder without the file has no rows of it.")
     lines.append(f"Primary key: {', '.join(f'`{k}`' for k in table.key)}.")
     if table.unique:
         lines.append(f"Unique when present: {', '.join(f'`{u}`' for u in table.unique)}.")

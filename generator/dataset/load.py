@@ -110,6 +110,8 @@ def read_rows(path: Path, table: Table, issues: list[Issue], limit: int = PROBLE
         with open(path, "rb") as handle:
             return _parse(Lines(handle), table, found, limit)
     except FileNotFoundError:
+        if table.optional:  # a folder from before the table: none of its rows
+            return ParsedTable(table, [], [])
         found = [Issue(name, 0, "", "file is missing", rank=0)]
     except UnicodeDecodeError:  # the whole file is reported as this one problem
         line, column, byte = bad_utf8(path) or (0, 0, 0)

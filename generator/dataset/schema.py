@@ -27,11 +27,15 @@ from pydantic import (
     model_validator,
 )
 
+from generator.dataset.attribution import Alias, NewsItem, Provenance
 from generator.dataset.cells import STRICT_INTEGER, Date, Integer
 from generator.dataset.vocabulary import (  # noqa: F401  (re-exported: the schema is where callers find them)
     MAX_USD,
+    NEWS_RECORDS,
     RESERVED_SLUGS,
     SLUG_PATTERN,
+    TICKER_PATTERN,
+    AliasKind,
     Basis,
     Cik,
     CompanyStatus,
@@ -44,14 +48,17 @@ from generator.dataset.vocabulary import (  # noqa: F401  (re-exported: the sche
     IpoStatus,
     ListingKind,
     MarkMethod,
+    NewsOrigin,
     NewsTag,
     OfferingKind,
     OfferingStatus,
     RoundStage,
     RoundTransaction,
+    Row,
     SignedUsd,
     Slug,
     Text,
+    Url,
     UsdAmount,
     UsdCents,
     Year,
@@ -66,13 +73,6 @@ IPO_STATUS_DATE: dict[str, str] = {
     "postponed": "postponed_date",
 }
 """The date that goes with each IPO status: required for that status, and the source of the row's year."""
-
-
-class Row(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, str_strip_whitespace=False)
-
-    """A row of an input table. Its integer and date columns are ``Integer`` and ``Date``, read strictly
-    (``generator/dataset/cells.py``): integers digits only and within 2^53 - 1, dates exactly YYYY-MM-DD."""
 
 
 class DatasetInfo(BaseModel):
@@ -116,7 +116,7 @@ class Company(Row):
     headquarters_city: Text | None = None
     website: Domain | None = None
     description: Text | None = None
-    ticker: Annotated[str, Field(pattern=r"^[A-Z0-9.\-]{1,10}$")] | None = None
+    ticker: Annotated[str, Field(pattern=TICKER_PATTERN)] | None = None
     exchange: Slug | None = None
     cik: Cik | None = Field(None, description="SEC Central Index Key")
     listing_date: Date | None = None
@@ -211,7 +211,7 @@ class Ipo(Row):
     company_id: Integer
     status: IpoStatus
     exchange: Slug | None = None
-    ticker: Annotated[str, Field(pattern=r"^[A-Z0-9.\-]{1,10}$")] | None = None
+    ticker: Annotated[str, Field(pattern=TICKER_PATTERN)] | None = None
     listing_kind: ListingKind = "ipo"
     announced_date: Date | None = Field(None, description="first credible report of IPO plans")
     filed_date: Date | None = Field(None, description="first public registration statement")
@@ -290,21 +290,6 @@ class Filing(Row):
     )
 
 
-class NewsItem(Row):
-    id: Integer = Field(ge=1)
-    company_id: Integer
-    published_date: Date
-    headline: Text
-    summary: Text | None = None
-    publisher: Text | None = None
-    tags: list[NewsTag] = Field(min_length=1, description="semicolon-separated in the CSV, e.g. ipo;pricing")
-
-    @field_validator("tags", mode="before")
-    @classmethod
-    def _split_tags(cls, value: object) -> object:
-        return value.split(";") if isinstance(value, str) else value
-
-
 @dataclass(frozen=True)
 class ForeignKey:
     column: str
@@ -320,6 +305,9 @@ class Table:
     foreign_keys: tuple[ForeignKey, ...] = ()
     unique: tuple[str, ...] = field(default=())
     """Further columns whose values must be unique (nulls aside)."""
+    optional: bool = False
+    """A folder without the file has none of its rows (a table added to the format later: a folder written
+    before it still loads)."""
 
     @property
     def file_name(self) -> str:
@@ -339,6 +327,7 @@ TABLES: tuple[Table, ...] = (
         (_fk("sector", "sectors", "slug"), _fk("country", "countries", "code"), _fk("exchange", "exchanges", "slug")),
         unique=("slug", "ticker", "cik"),
     ),
+    Table("aliases", Alias, ("company_id", "kind", "alias"), (_fk("company_id", "companies"),), optional=True),
     Table("financials", Financial, ("company_id", "fiscal_year"), (_fk("company_id", "companies"),)),
     Table("investors", Investor, ("id",), (_fk("country", "countries", "code"),), unique=("slug",)),
     Table("funding_rounds", FundingRound, ("id",), (_fk("company_id", "companies"),)),
@@ -356,22 +345,11 @@ TABLES: tuple[Table, ...] = (
         (_fk("company_id", "companies"), _fk("offering_id", "offerings")),
     ),
     Table("filings", Filing, ("id",), (_fk("company_id", "companies"),), unique=("accession_number",)),
-    Table("news", NewsItem, ("id",), (_fk("company_id", "companies"),)),
+    Table("news", NewsItem, ("id",), (_fk("company_id", "companies"),
+                                      *(_fk(column, table) for column, table in NEWS_RECORDS.items()))),
 )
 TABLE_BY_NAME: dict[str, Table] = {t.name: t for t in TABLES}
 """Every input table, in load order (a table's foreign keys point at tables listed before it)."""
-
-
-class Provenance(Row):
-    """``provenance.csv`` (optional, written by ``import``): which source gave which values of a record."""
-
-    table: Slug = Field(description="canonical table of the record, e.g. companies")
-    record: Text = Field(description="the record's primary key; the values of a composite key joined by |")
-    source: Slug = Field(description="importer that gave the values, e.g. edgar, crunchbase")
-    basis: Basis
-    fields: Text = Field(description="semicolon-separated columns whose current value comes from this source; "
-                         "`*`: the source describes the record (it may have given no value that stayed); "
-                         "`repeated-rows:N`: N further rows of the source repeated it and were merged into it")
 
 
 PROVENANCE = Table("provenance", Provenance, ("table", "record", "source", "basis"))

@@ -5,11 +5,19 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BeforeValidator, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from generator.dataset.cells import STRICT_INTEGER
 
 SLUG_PATTERN = r"^[a-z0-9]+(?:-[a-z0-9]+)*$"
+
+
+class Row(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, str_strip_whitespace=False)
+
+    """A row of an input table. Its integer and date columns are ``Integer`` and ``Date``, read strictly
+    (``generator/dataset/cells.py``): integers digits only and within 2^53 - 1, dates exactly YYYY-MM-DD."""
+
 
 Slug = Annotated[str, Field(pattern=SLUG_PATTERN, max_length=80)]
 RESERVED_SLUGS = frozenset({
@@ -30,6 +38,7 @@ Year = Annotated[int, Field(ge=1000, le=2100), STRICT_INTEGER]
 Cik = Annotated[int, Field(ge=1, le=9999999999), STRICT_INTEGER]
 Text = Annotated[str, Field(min_length=1, max_length=2000)]
 Domain = Annotated[str, Field(pattern=r"^[a-z0-9-]+(\.[a-z0-9-]+)+$", description="bare domain, no scheme")]
+Url = Annotated[str, Field(pattern=r"^https?://\S+$", max_length=2000, description="http or https URL")]
 
 def _csv_bool(value: object) -> object:
     if isinstance(value, str):
@@ -66,8 +75,19 @@ FilingForm = Literal[
 RoundTransaction = Literal["equity", "stake-purchase", "buyout", "debt"]
 """What a funding row is: new equity (incl. convertible notes), a purchase of existing shares, a buyout, or debt."""
 MarkMethod = Literal["observed", "carried-forward"]
+TICKER_PATTERN = r"^[A-Z0-9.\-]{1,10}$"
 CurrencyCode = Annotated[str, Field(pattern=r"^[A-Z]{3}$", description="ISO 4217 code, e.g. EUR")]
 NewsTag = Literal[
     "ipo", "filing", "pricing", "listing", "funding", "valuation", "secondary", "tender", "acquisition",
     "earnings", "layoffs", "product", "regulation", "withdrawal", "spac", "leadership",
 ]
+NewsOrigin = Literal["feed", "compiled", "uncited"]
+"""Where a news item comes from. ``feed``: a news feed or a publisher's page (``publisher`` and ``url`` name it);
+``compiled``: written by the dataset's compilers from its own records (the IPO, round, filing or offering it links,
+or with no link the company record itself: its acquisition, its valuation); ``uncited``: written from press coverage
+the dataset does not cite (no publisher, URL or record to trace it by: check it before relying on it)."""
+NEWS_RECORDS: dict[str, str] = {
+    "ipo_id": "ipos", "round_id": "funding_rounds", "filing_id": "filings", "offering_id": "offerings",
+}
+"""The news columns that link the record a compiled item summarises, and the table each points at."""
+AliasKind = Literal["name", "ticker"]

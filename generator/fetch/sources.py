@@ -26,7 +26,7 @@ recorded answers, docs/sources.md):
 
 A download is verified by the importer that will read it (``generator.importers.edgar``: every line of an index,
 every entry of a ticker list; ``generator.importers.nasdaq_calendar``: the calendar's shape and every row) or,
-for the submissions JSON that no importer reads yet, by its documented keys.
+for the submissions JSON, by its documented keys (the ``edgar`` importer then reads its company and former names).
 """
 
 from __future__ import annotations

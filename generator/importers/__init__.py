@@ -17,7 +17,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from generator.dataset.schema import RESERVED_SLUGS
-from generator.importers import crunchbase, edgar, edgar_sectors, investors, iposcoop, nasdaq, nasdaq_calendar, unicorns
+from generator.importers import (
+    crunchbase,
+    edgar,
+    edgar_sectors,
+    investors,
+    iposcoop,
+    nasdaq,
+    nasdaq_calendar,
+    newsfeed,
+    unicorns,
+)
 from generator.importers.base import Context, Fact, Source, SourceError
 from generator.importers.finalize import finalize
 from generator.importers.identity import REVIEW, Decisions, render_review, review_pairs
@@ -42,10 +52,11 @@ FORMATS: dict[str, Format] = {f.source.name: f for f in (
     Format(unicorns.MAVEN, unicorns.detect_maven, unicorns.read_maven),
     Format(crunchbase.SOURCE, crunchbase.detect, crunchbase.read),
     Format(investors.SOURCE, investors.detect, investors.read),
+    Format(newsfeed.SOURCE, newsfeed.detect, newsfeed.read),
 )}
 AUTO = "auto"
 """Source name that finds the format of each file (folders are walked) and imports in a fixed order: company
-lists first, then IPO calendars, unicorn lists, Crunchbase, investments, and filing indexes last."""
+lists first, then IPO calendars, unicorn lists, Crunchbase, investments, filing indexes, and news feeds last."""
 _DATED = re.compile(r"^\d{4}-\d{2}-\d{2}(T\d{6}Z)?$")
 """A dated folder (``2025-09-18``, or a fetch run's ``2025-09-18T031702Z``)."""
 
@@ -53,17 +64,20 @@ _DATED = re.compile(r"^\d{4}-\d{2}-\d{2}(T\d{6}Z)?$")
 NOT_IMPORTED = {
     "nasdaq_ipos_cleaned": "its author gave filed-only deals a made-up date and price; the raw calendar is read",
     "cbinsights_unicorns_2025-01-07_raw": "web-page export; its tidy version is read",
-    "raw_partner_headlines": "news sample with corrupted digits (a fixture for the shape of news only)",
+    "raw_partner_headlines_sample": "news-feed sample whose headlines' digits are corrupted at the source: the "
+                                    "shape of a feed, not news to publish (import news-feed FILE reads it)",
     "sic": "SIC code titles: the mapping table maps SIC codes by range (generator/importers/mapping.py)",
     "fetch-manifest": "the record of a fetch run (URL, time, status, bytes, sha256 of each request)",
-    "CIK": "SEC submissions document (former names, SIC, exchanges): kept for matching renamed companies; "
-           "no importer reads it yet",
 }
-"""Files ``auto`` recognises and leaves out on purpose, by the start of their name, with the reason."""
+"""Files ``auto`` leaves out on purpose, by the start of their name, with the reason (whether or not it knows their
+format: naming the source imports them)."""
+
+
+UNKNOWN = "not a known format"
 
 
 def skip_reason(path: Path) -> str:
-    return next((why for start, why in NOT_IMPORTED.items() if path.name.startswith(start)), "not a known format")
+    return next((why for start, why in NOT_IMPORTED.items() if path.name.startswith(start)), UNKNOWN)
 
 
 @dataclass
@@ -121,7 +135,8 @@ def plan(source: str, paths: list[Path]) -> tuple[list[tuple[str, Path]], list[P
         return [(source, p) for p in files], []
     ordered, unknown = [], []
     for path in files:
-        found = [(rank, name) for name, f in FORMATS.items() if (rank := f.detect(path)) is not None]
+        found = [(rank, name) for name, f in FORMATS.items() if (rank := f.detect(path)) is not None
+                 and skip_reason(path) == UNKNOWN]
         if found:
             rank, name = min(found)
             ordered.append((rank, _undated(path), str(path), name, path))
@@ -156,7 +171,7 @@ def _import(source: str, paths: list[Path], into: Path, progress: Callable[[str]
         for fact in fmt.read(path, context):
             merger.apply(fact, fmt.source)
     fixes = finalize(store, sorted({FORMATS[name].source.description for name, _ in steps}), ticker_lists)
-    pairs = review_pairs(store.rows["companies"], decisions)
+    pairs = review_pairs(store.rows["companies"], decisions, store.rows["aliases"])
     store.extra[REVIEW] = render_review(pairs)
     staging = into / ".import-staging"
     shutil.rmtree(staging, ignore_errors=True)

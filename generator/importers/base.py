@@ -55,6 +55,8 @@ class CompanyFact:
     """Values used only where the company has none yet (e.g. a status inferred, not stated)."""
     create: bool = True
     """False: only enrich a company that already exists (a filing of a CIK nobody listed)."""
+    former_names: list[tuple[str, str, str]] = field(default_factory=list)
+    """(name, from, to) of names the company was known by, with the dates the source gives ('' when none)."""
 
 
 @dataclass
@@ -91,7 +93,17 @@ class FilingFact:
     fields: dict[str, str]
 
 
-Fact = CompanyFact | IpoFact | RoundFact | InvestorFact | InvestmentFact | FilingFact
+@dataclass
+class NewsFact:
+    """A news item about the company that held ``ticker`` on its date (``fields``: published_date, headline,
+    publisher, url); ``where`` (file:line) names it in the import report when no company did."""
+
+    ticker: str
+    fields: dict[str, str]
+    where: str
+
+
+Fact = CompanyFact | IpoFact | RoundFact | InvestorFact | InvestmentFact | FilingFact | NewsFact
 
 
 @dataclass

@@ -1,12 +1,15 @@
-"""SEC EDGAR: ``company_tickers.json``, ``company_tickers_exchange.json``, full-index ``form.idx`` and daily
-``master.idx``.
+"""SEC EDGAR: ``company_tickers.json``, ``company_tickers_exchange.json``, the submissions documents
+(``CIK##########.json``), full-index ``form.idx`` and daily ``master.idx``.
 
 The ticker lists give public companies (CIK, ticker, name; the exchange list adds the venue); a CIK with several
 tickers (share classes) keeps the first one listed, which is the SEC's primary line. The indexes give filings
 (form, CIK, date, EDGAR path; the accession number is read off the path). Only the forms the canonical
 ``filings`` table knows are kept; the others are counted as skipped. A filing creates its company only for
 forms that belong to a private company or an IPO (Form D, S-1, F-1, DRS, 424B, RW); a 10-K or 8-K of a CIK that
-no company list named is skipped and counted.
+no company list named is skipped and counted. A submissions document gives its company (CIK, name, the sector of
+its SIC code where none is known) and the names it had before, with the dates EDGAR gives (``formerNames``,
+kept in ``aliases``: searching and matching find the company by them); its tickers and filings are left to the
+ticker lists and the indexes.
 """
 
 from __future__ import annotations
@@ -38,19 +41,25 @@ CREATES_COMPANY = frozenset({"D", "D/A", "S-1", "S-1/A", "F-1", "F-1/A", "DRS", 
 _FORM_IDX_HEADER = ("Form Type", "Company Name", "CIK", "Date Filed", "File Name")
 _MASTER_HEADER = "CIK|Company Name|Form Type|Date Filed|File Name"
 _ACCESSION = re.compile(r"(\d{10}-\d{2}-\d{6})\.txt$")
+_SUBMISSIONS = re.compile(r"^CIK\d{10}\.json$")
+_ISO_DAY = re.compile(r"^\d{4}-\d{2}-\d{2}")
 
 
 def detect(path: Path) -> int | None:
     name = path.name
     if name.startswith("company_tickers") and name.endswith(".json"):
         return 0
+    if _SUBMISSIONS.match(name):
+        return 5
     if name.endswith(".idx") and (name.startswith("form") or name.startswith("master")):
         return 90
     return None
 
 
 def read(path: Path, ctx: Context) -> Iterator[Fact]:
-    if path.suffix == ".json":
+    if _SUBMISSIONS.match(path.name):
+        yield from _submissions(path, ctx)
+    elif path.suffix == ".json":
         yield from _tickers(path, ctx)
     elif path.name.startswith("master"):
         yield from _master(path, ctx)
@@ -89,6 +98,31 @@ def _tickers(path: Path, ctx: Context) -> Iterator[Fact]:
             if exchange:
                 fields["exchange"] = exchange
         yield CompanyFact(display_name(row["name"]), cik=cik, ticker=symbol, fields=fields)
+
+
+def _submissions(path: Path, ctx: Context) -> Iterator[Fact]:
+    try:
+        document = json.loads(read_text(path))
+    except json.JSONDecodeError as error:
+        raise SourceError(path, error.lineno, f"malformed JSON: {error.msg}") from None
+    missing = [k for k in ("cik", "name", "filings") if not isinstance(document, dict) or k not in document]
+    if missing:
+        raise SourceError(path, 1, f"a submissions document needs the keys cik, name, filings (missing "
+                          f"{', '.join(missing)})")
+    cik, name = str(document["cik"]).lstrip("0"), clean(str(document["name"] or ""))
+    if not cik.isdigit() or not name:
+        raise SourceError(path, 1, f"expected a CIK and a name (found {document['cik']!r}, {document['name']!r})")
+    former = []
+    for n, entry in enumerate(document.get("formerNames") or []):
+        dates = [entry.get(k) or "" for k in ("from", "to")] if isinstance(entry, dict) else None
+        if dates is None or not clean(str(entry.get("name") or "")) or any(
+                d and not (isinstance(d, str) and _ISO_DAY.match(d)) for d in dates):
+            raise SourceError(path, 1, f"formerNames[{n}]: expected {{name, from, to}} with ISO dates "
+                              f"(found {entry!r})")
+        former.append((display_name(entry["name"]), dates[0][:10], dates[1][:10]))
+    sector = ctx.mapper.sic(str(document.get("sic") or "")) if document.get("sic") else None
+    yield CompanyFact(display_name(name), cik=str(int(cik)), former_names=former,
+                      defaults={"sector": sector} if sector else {})
 
 
 def _filing(ctx: Context, form: str, name: str, cik: str, date: str, file_name: str) -> Fact | None:

@@ -13,14 +13,19 @@ The evidence, in the order ``merge.find_company`` weighs it:
    listing date of its own: a company that registered with the SEC for that IPO. A holder whose CIK is much
    older or newer is a later user of the ticker and stays apart;
 5. the slug a source suggests (a Crunchbase permalink);
-6. the name, or a former name, within the country; a candidate whose headquarters city differs from the one the
-   source gives is another company with the same name: the two stay apart and the pair is listed for review.
+6. the name within the country; a candidate whose headquarters city differs from the one the source gives is
+   another company with the same name: the two stay apart and the pair is listed for review;
+7. a name the company had (``aliases``: EDGAR's former names with their dates, names sources called it by),
+   within the country and the alias's dates, when no record has the name as its current one.
 
-Every import writes the pairs it kept apart to ``identity-review.csv`` in the canonical folder (``REVIEW``). A
+News items name no company, only a ticker: ``held_on`` gives the company that held it on the item's date.
+
+Every import writes the pairs it kept apart to ``identity-review.csv`` in the canonical folder (``REVIEW``): the
+same name in two headquarters cities, and a record called by a name another record had (``aliases``). A
 person decides them in ``identities.csv`` beside it (``DECISIONS``, same columns): ``decision`` ``same`` (a source's
 company called ``name`` in ``city`` is the one called ``other_name`` in ``other_city``: a move, a former or
-translated name) or ``different`` (not listed again). Every import honours the file; a ``same`` decision joins
-the two when the companies are imported into a fresh folder (records already written are not folded together).
+translated name) or ``different`` (not listed again). Every import honours the file: a ``same`` decision joins
+the two as they are imported, and folds the two records into one when the folder holds both (``fold``).
 """
 
 from __future__ import annotations
@@ -110,6 +115,32 @@ def share_ticker(ticker: str) -> str:
     return ""
 
 
+def held_on(day: str, listings: list[tuple[str, str]], holder: str | None, holder_since: str,
+            dated: list[tuple[str, str, str]]) -> tuple[str | None, str]:
+    """The company that held a ticker on ``day``, and the evidence ('' with the reason when none is known).
+
+    ``dated``: (from, to, company) of the ticker as a dated alias (a former ticker with its dates); ``listings``:
+    (listing date, company) of its listed IPOs; ``holder``: the company that holds it now, listed on
+    ``holder_since`` ('' when its listing is not on record: a ticker list's holder). A dated alias covering the
+    day decides; else the latest listing on or before the day, unless the holder listed between the two (it took
+    the ticker over); a holder whose listing date is unknown decides alone, and against an older listing of
+    another company it cannot be told apart (the ticker may have changed hands before or after the day)."""
+    for start, end, company in sorted(dated, reverse=True):
+        if (not start or start <= day) and (not end or day <= end):
+            return company, "dated alias"
+    earlier = [(listed, company) for listed, company in listings if listed <= day]
+    latest = max(earlier, key=lambda e: (e[0], int(e[1])), default=None)
+    if latest is None:
+        if holder is not None and (not holder_since or holder_since <= day):
+            return holder, "current holder"
+        return None, "no company held the ticker on that date" if holder is None else "its holder listed later"
+    if holder is None or holder == latest[1] or (holder_since and holder_since > day):
+        return latest[1], "listing"
+    if holder_since:
+        return (holder, "current holder") if holder_since >= latest[0] else (latest[1], "listing")
+    return None, "two companies held the ticker; the date does not say which"
+
+
 @dataclass(frozen=True)
 class Pair:
     """Two records that may be one company (same name, different headquarters cities): for a person to decide."""
@@ -123,9 +154,12 @@ class Pair:
     reason: str
 
 
-def review_pairs(companies: dict[str, dict[str, str]], decisions: Decisions) -> list[Pair]:
-    """Records that share a normalised name and a country (or one of them gives none) but name different
-    headquarters cities, in id order, less the pairs ``identities.csv`` decided."""
+def review_pairs(companies: dict[str, dict[str, str]], decisions: Decisions,
+                 aliases: dict[str, dict[str, str]] | None = None) -> list[Pair]:
+    """Records that may be one company, less the pairs ``identities.csv`` decided: those that share a normalised
+    name and a country (or one of them gives none) but name different headquarters cities, in id order; then
+    those of which one is called by a name the other had (``aliases``: a source called the other record so), by
+    id."""
     groups: dict[str, list[dict[str, str]]] = {}
     for row in companies.values():
         groups.setdefault(normalise(row["name"]), []).append(row)
@@ -139,6 +173,18 @@ def review_pairs(companies: dict[str, dict[str, str]], decisions: Decisions) -> 
                 if cities_differ(a["headquarters_city"], b["headquarters_city"]) and not decisions.decided(a, b):
                     pairs.append(Pair(a["name"], a["headquarters_city"], a["slug"], b["name"],
                                       b["headquarters_city"], b["slug"], "same name, headquarters cities differ"))
+    named: set[tuple[int, int]] = set()
+    for alias in (aliases or {}).values():
+        owner = companies[alias["company_id"]]
+        for other in groups.get(normalise(alias["alias"]), []) if alias["kind"] == "name" else []:
+            if other["id"] != owner["id"] and (other["country"] in ("", "xx", owner["country"])
+                                               or owner["country"] in ("", "xx")):
+                named.add((int(other["id"]), int(owner["id"])))
+    for other_id, owner_id in sorted(named):
+        a, b = companies[str(other_id)], companies[str(owner_id)]
+        if not decisions.decided(a, b):
+            pairs.append(Pair(a["name"], a["headquarters_city"], a["slug"], b["name"], b["headquarters_city"],
+                              b["slug"], "a name the other record had (aliases.csv)"))
     return pairs
 
 
@@ -187,7 +233,8 @@ class Decisions:
         keys = [(normalise(r["name"]), city_key(r["headquarters_city"] or "")) for r in (a, b)]
         if frozenset(keys) in self.different:
             return True
-        return any(self.resolve(r["name"], r["headquarters_city"])[1] != r["headquarters_city"] for r in (a, b))
+        return any(self.resolve(r["name"], r["headquarters_city"]) != (r["name"], r["headquarters_city"])
+                   for r in (a, b))
 
 
 def render_review(pairs: list[Pair]) -> str:

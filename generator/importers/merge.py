@@ -2,30 +2,32 @@
 
 Companies are resolved by CIK, then by ticker (when the names agree and the listing dates are not years apart),
 then by slug hint (Crunchbase permalinks), then by normalised name within the same country (a source that gives
-no country matches on the name alone when only one company has it). A field keeps the value of the most
-authoritative basis (``RANK``: a filing over exchange data over a press report over an estimate); with equal
-rank the value already there stays, except that a source always updates its own values and a valuation is
-replaced by a newer one. Values already in the folder without provenance (hand-curated) are never overwritten.
-New ids are the next free integers in the order facts arrive, so the same files give the same ids.
+no country matches on the name alone when only one company has it), then by a name the company had (``aliases``).
+A field keeps the value of the most authoritative basis (``RANK``: a filing over exchange data over a press report
+over an estimate); with equal rank the value already there stays, except that a source always updates its own
+values and a valuation is replaced by a newer one. Values already in the folder without provenance (hand-curated)
+are never overwritten. New ids are the next free integers in the order facts arrive, so the same files give the
+same ids.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-from collections import Counter
-from dataclasses import dataclass, field
 
 from generator.dataset.schema import TABLE_BY_NAME
+from generator.importers.aliases import AliasBook
 from generator.importers.base import (
     CompanyFact,
     FilingFact,
     InvestmentFact,
     InvestorFact,
     IpoFact,
+    NewsFact,
     RoundFact,
     Source,
     slugify,
 )
+from generator.importers.fold import fold_decided
 from generator.importers.identity import (
     SAME_LISTING_DAYS,
     Decisions,
@@ -35,6 +37,8 @@ from generator.importers.identity import (
     registered_for,
     share_ticker,
 )
+from generator.importers.news import NewsMerger
+from generator.importers.report import Report
 from generator.importers.store import COLUMNS, PLACEHOLDER_SOURCE, Store, record_key
 
 RANK = {"estimate": 1, "press-report": 2, "company-report": 3, "exchange-data": 4, "sec-filing": 5}
@@ -47,19 +51,6 @@ def _days_apart(a: str, b: str) -> int:
     return abs((dt.date.fromisoformat(a) - dt.date.fromisoformat(b)).days)
 
 
-@dataclass
-class Report:
-    created: Counter[str] = field(default_factory=Counter)
-    updated: Counter[str] = field(default_factory=Counter)
-    matched: Counter[str] = field(default_factory=Counter)
-    """How existing companies were found: cik, ticker, slug, name."""
-    conflicts: Counter[str] = field(default_factory=Counter)
-    kept_apart: Counter[str] = field(default_factory=Counter)
-    """Facts not matched to a record that has their name, per rule (a new record was made for them)."""
-    repeated: Counter[str] = field(default_factory=Counter)
-    """Rows a source repeated (same company, date and amount), merged into the first, per table."""
-
-
 class Merger:
     def __init__(self, store: Store, reserved: frozenset[str] = frozenset(), ticker_lists: frozenset[str] = frozenset(),
                  decisions: Decisions | None = None) -> None:
@@ -69,6 +60,7 @@ class Merger:
         self.ticker_lists = ticker_lists
         """Sources whose tickers are current listings (ticker lists), not a listing on a date."""
         self.decisions = decisions or Decisions()
+        fold_decided(store, self.decisions, self.report)  # before the indexes: records a decision joins are one
         self.listing_date = ""
         """The listing date of the company fact being merged ('' if it has none)."""
         companies = store.rows["companies"]
@@ -92,9 +84,12 @@ class Merger:
             self._listed(row)
         self.repeats: dict[tuple[str, str, str, str], str] = {}
         """(source, company, date, amount) -> the round that source's first such row made or found."""
+        self.aliases = AliasBook(self)
+        self.news: NewsMerger | None = None
+        """Made for the first news item (after the company lists: it indexes what they made)."""
         self.accessions = {r["accession_number"] for r in store.rows["filings"].values() if r["accession_number"]}
         self.next_id = {name: max((int(k) for k in store.rows[name]), default=0) + 1
-                        for name in ("companies", "investors", "funding_rounds", "ipos", "filings")}
+                        for name in ("companies", "investors", "funding_rounds", "ipos", "filings", "news")}
 
     # --- values --------------------------------------------------------------------------------------------------
 
@@ -218,6 +213,9 @@ class Merger:
         apart = [k for k in candidates if cities_differ(city, self.decisions.resolve(
             companies[k]["name"], companies[k]["headquarters_city"])[1])]
         candidates = [k for k in candidates if k not in apart]
+        if not candidates and not apart and (key := self.aliases.find(normalise(name), fact, city)):
+            self.report.matched["former name"] += 1
+            return key
         if len(candidates) > 1 and fact.country:
             candidates = [k for k in candidates if companies[k]["country"] == fact.country] or candidates
         if len(candidates) > 1:
@@ -232,6 +230,7 @@ class Merger:
     def company(self, fact: CompanyFact, source: Source) -> str | None:
         self.listing_date = fact.date
         key = self.find_company(fact)
+        found = key is not None
         if key is None:
             if not fact.create or not fact.name:
                 return None
@@ -264,6 +263,7 @@ class Merger:
             if key in previous:
                 previous.remove(key)
             self.by_name.setdefault(normalise(row["name"]), []).append(key)
+        self.aliases.observe(key, fact, old_name if found else "", source)
         return key
 
     def _free_slug(self, text: str) -> str:
@@ -396,5 +396,9 @@ class Merger:
             self.investor(fact, source)
         elif isinstance(fact, FilingFact):
             self.filing(fact, source)
+        elif isinstance(fact, NewsFact):
+            if self.news is None:
+                self.news = NewsMerger(self)
+            self.news.merge(fact, source)
         else:  # pragma: no cover - importers only yield the facts above
             raise TypeError(f"unknown fact {fact!r}")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import Counter
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -9,6 +11,29 @@ from generator.importers.identity import DECISIONS, REVIEW
 
 if TYPE_CHECKING:
     from generator.importers import ImportResult
+
+UNMATCHED_SHOWN = 20
+
+
+@dataclass
+class Report:
+    created: Counter[str] = field(default_factory=Counter)
+    updated: Counter[str] = field(default_factory=Counter)
+    matched: Counter[str] = field(default_factory=Counter)
+    """How existing companies were found: cik, ticker, slug, name."""
+    conflicts: Counter[str] = field(default_factory=Counter)
+    kept_apart: Counter[str] = field(default_factory=Counter)
+    """Facts not matched to a record that has their name, per rule (a new record was made for them)."""
+    repeated: Counter[str] = field(default_factory=Counter)
+    """Rows a source repeated (same company, date and amount), merged into the first, per table."""
+    news: Counter[str] = field(default_factory=Counter)
+    """News items by the evidence that found their company (a dated alias, a listing, the current holder)."""
+    unmatched: Counter[str] = field(default_factory=Counter)
+    """News items whose ticker no company held on their date, by reason (not imported)."""
+    unmatched_rows: list[str] = field(default_factory=list)
+    """The first ``UNMATCHED_SHOWN`` of them, as file:line, ticker, date and reason."""
+    folded: list[str] = field(default_factory=list)
+    """Records of the folder folded into another because identities.csv says they are one ('a into b')."""
 
 
 def render(result: ImportResult, into: Path) -> str:
@@ -22,8 +47,20 @@ def render(result: ImportResult, into: Path) -> str:
     lines.append("  companies kept apart: " + (", ".join(f"{k} {n}" for k, n in sorted(report.kept_apart.items()))
                                              or "none"))
     lines.append(f"  pairs listed for review in {REVIEW} (decide them in {DECISIONS}): {result.review}")
+    if report.folded:
+        lines.append(f"  records folded into one as {DECISIONS} decides: {len(report.folded)}: "
+                     + ", ".join(report.folded))
     lines.append("  rows a source repeated, merged into one: "
                  + (", ".join(f"{t} {n}" for t, n in sorted(report.repeated.items())) or "none"))
+    if report.news or report.unmatched:
+        lines.append("  news items on the company that held their ticker on their date, by evidence: "
+                     + (", ".join(f"{k} {n}" for k, n in sorted(report.news.items())) or "none"))
+        lines.append(f"  news items not imported, no company known to hold their ticker on their date: "
+                     f"{sum(report.unmatched.values())}"
+                     + "".join(f"; {reason} {n}" for reason, n in sorted(report.unmatched.items())))
+        lines += [f"    {row}" for row in report.unmatched_rows]
+        if sum(report.unmatched.values()) > len(report.unmatched_rows):
+            lines.append(f"    ... and {sum(report.unmatched.values()) - len(report.unmatched_rows)} more")
     lines.append(f"  companies described by two sources or more: {result.merged_companies}")
     for sources, n in sorted(result.source_sets.items(), key=lambda item: (-item[1], item[0])):
         lines.append(f"    {sources}: {n}")

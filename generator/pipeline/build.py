@@ -165,8 +165,8 @@ def _preflight(data_dir: Path) -> None:
     checked under the output's lock (the worker processes hand each checked table over in the staging folder), so
     a dataset with bad rows leaves the output's parent folder and its empty lock file, never a partial output."""
     load.read_dataset_info(data_dir)
-    issues = [load.Issue(t.file_name, 0, "", "file is missing", rank=0)
-              for t in TABLES if not (data_dir / t.file_name).exists()]  # other unreadable files: load says why
+    issues = [load.Issue(t.file_name, 0, "", "file is missing", rank=0)  # other unreadable files: load says why
+              for t in TABLES if not t.optional and not (data_dir / t.file_name).exists()]
     if issues:
         raise load.DataError(issues)
 

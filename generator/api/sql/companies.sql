@@ -17,7 +17,9 @@ SELECT
     r.last_round_stage,
     r.last_round_date,
     '/api/companies/' || c.slug || '.json' AS url,
-    v.valuation_is_current
+    v.valuation_is_current,
+    coalesce(ak.also_known_as, []) AS also_known_as
 FROM companies AS c
 JOIN company_valuation AS v ON v.company_id = c.id
 LEFT JOIN company_funding AS r ON r.company_id = c.id
+LEFT JOIN company_also_known_as AS ak ON ak.company_id = c.id

@@ -59,6 +59,12 @@ WITH financials AS (
         FROM ipos
     )
     GROUP BY company_id
+), alias_lists AS (
+    SELECT company_id, list({'kind': kind, 'alias': alias, 'from_date': from_date, 'to_date': to_date,
+                             'source': source}
+                            ORDER BY kind, from_date NULLS LAST, to_date NULLS LAST, alias) AS also_known_as
+    FROM company_aliases
+    GROUP BY company_id
 ), valued AS (
     SELECT c.id, c.sector, v.current_valuation_usd AS valuation_usd
     FROM companies AS c JOIN company_valuation AS v ON v.company_id = c.id
@@ -107,7 +113,8 @@ SELECT
     cv.valuation_is_current,
     c.valuation_currency_converted_from,
     CASE WHEN c.unicorn_date IS NOT NULL THEN {'date_joined': c.unicorn_date, 'source': c.unicorn_date_source} END
-        AS unicorn
+        AS unicorn,
+    coalesce(al.also_known_as, []) AS also_known_as
 FROM companies AS c
 JOIN sectors AS s ON s.slug = c.sector
 JOIN countries AS n ON n.code = c.country
@@ -122,3 +129,4 @@ LEFT JOIN company_funding AS cf ON cf.company_id = c.id
 LEFT JOIN ipos AS i ON i.company_id = c.id
 LEFT JOIN company_revenue AS rv ON rv.company_id = c.id
 LEFT JOIN company_secondary AS sp ON sp.company_id = c.id
+LEFT JOIN alias_lists AS al ON al.company_id = c.id

@@ -14,10 +14,12 @@ SELECT
                THEN sp.latest_valuation_usd / r.last_round_post_money_usd - 1 END, 4)
         AS secondary_premium_to_last_round,
     li.ipo_status,
-    sp.latest_observed_date AS latest_secondary_observed_date
+    sp.latest_observed_date AS latest_secondary_observed_date,
+    coalesce(ak.also_known_as, []) AS also_known_as
 FROM companies AS c
 JOIN company_valuation AS v ON v.company_id = c.id
 LEFT JOIN company_funding AS r ON r.company_id = c.id
 LEFT JOIN company_secondary AS sp ON sp.company_id = c.id
 LEFT JOIN company_ipo_status AS li ON li.company_id = c.id
+LEFT JOIN company_also_known_as AS ak ON ak.company_id = c.id
 WHERE c.status = 'private'

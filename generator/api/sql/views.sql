@@ -67,6 +67,25 @@ SELECT company_id,
 FROM ipos
 GROUP BY company_id;
 
+-- The names and tickers a company is also known by: the aliases table (former names with their dates, names a
+-- source uses) and the tickers of its listed IPOs other than its current one (dated by the listing). Search and
+-- the listings' q find a company by them (also_known_as); the profile lists them with dates and source.
+CREATE VIEW company_aliases AS
+SELECT company_id, kind, alias, from_date, to_date, source FROM aliases
+UNION ALL
+SELECT i.company_id, 'ticker', i.ticker, min(i.listing_date), NULL, 'listed IPO record'
+FROM ipos AS i
+JOIN companies AS c ON c.id = i.company_id
+WHERE i.status = 'listed' AND i.ticker IS NOT NULL AND i.ticker IS DISTINCT FROM c.ticker
+  AND NOT EXISTS (SELECT 1 FROM aliases AS a WHERE a.company_id = i.company_id AND a.kind = 'ticker'
+                  AND a.alias = i.ticker)
+GROUP BY i.company_id, i.ticker;
+
+CREATE VIEW company_also_known_as AS
+SELECT company_id, list(alias ORDER BY kind, alias) AS also_known_as
+FROM company_aliases
+GROUP BY company_id;
+
 -- The investors listing's rows (investors.sql), which each profile extends (investor_profiles.sql):
 -- One row per investor with portfolio, round and lead counts.
 CREATE VIEW investor_rows AS

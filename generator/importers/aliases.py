@@ -1,0 +1,79 @@
+"""The names a company is also known by (``aliases.csv``): kept as sources give them, and found again when a source
+uses one.
+
+A name is kept when EDGAR lists it among a company's former names (with the dates it was used), when a source
+calls a record it was matched to (by CIK, listing, ticker, or a decision in ``identities.csv``) by a name that does
+not agree with the record's (a former or translated name, the name a SPAC listed under), and when a more
+authoritative source renames a record (the old name stays). ``merge.find_company`` looks a source's name up here
+when no record has it as its current name: a name used before a company's rename finds the renamed record.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from generator.importers.base import CompanyFact, Source
+from generator.importers.identity import cities_differ, names_agree, normalise
+from generator.importers.store import Store
+
+
+class Merging(Protocol):
+    """What of ``merge.Merger`` this module uses."""
+
+    store: Store
+
+    def _new(self, table: str, values: dict[str, str]) -> str: ...
+
+    def assign(self, table: str, key: str, values: dict[str, str], source: Source, basis: str,
+               only_empty: bool = False) -> None: ...
+
+
+class AliasBook:
+    def __init__(self, merger: Merging) -> None:
+        self.merger = merger
+        self.by_name: dict[str, list[tuple[str, str, str, str]]] = {}
+        """Normalised name -> (company, from, to, alias) of every name alias."""
+        for row in merger.store.rows["aliases"].values():
+            if row["kind"] == "name":
+                self.by_name.setdefault(normalise(row["alias"]), []).append(
+                    (row["company_id"], row["from_date"], row["to_date"], row["alias"]))
+
+    def find(self, name: str, fact: CompanyFact, city: str) -> str | None:
+        """The record that had ``name`` (normalised) as a name on the fact's date, in its country, with no other
+        CIK and no other headquarters city; the lowest id when several did."""
+        companies = self.merger.store.rows["companies"]
+        found = [
+            company for company, start, end, _ in self.by_name.get(name, [])
+            if not (fact.date and ((start and fact.date < start) or (end and fact.date > end)))
+            if not fact.country or companies[company]["country"] in ("", "xx", fact.country)
+            if not (fact.cik and companies[company]["cik"])
+            if not cities_differ(city, companies[company]["headquarters_city"])
+        ]
+        return min(found, key=int) if found else None
+
+    def add(self, company: str, name: str, source: Source, what: str, start: str = "", end: str = "") -> None:
+        """Keep ``name`` as a name of ``company`` (``what``: how the source knows it, for the ``source`` column)."""
+        store, norm = self.merger.store, normalise(name)
+        if not norm or norm == normalise(store.rows["companies"][company]["name"]):
+            return
+        known = [alias for other, _, _, alias in self.by_name.get(norm, []) if other == company]
+        if known:  # written differently before ("FACEBOOK INC", "Facebook, Inc."): the first spelling stays
+            name = known[0]
+        else:
+            self.merger._new("aliases", {"company_id": company, "kind": "name", "alias": name})
+            self.by_name.setdefault(norm, []).append((company, start, end, name))
+        key = f"{company}|name|{name}"
+        store.mention("aliases", key, source.name, source.basis)
+        values = {"from_date": start, "to_date": end, "source": f"{source.name} ({what})"}
+        self.merger.assign("aliases", key, values, source, source.basis)
+
+    def observe(self, company: str, fact: CompanyFact, old_name: str, source: Source) -> None:
+        """After ``fact`` was merged into ``company``: keep its former names, the name it used if that does not
+        agree with the record's, and the record's old name if the fact renamed it."""
+        for name, start, end in fact.former_names:
+            self.add(company, name, source, "former name", start, end)
+        current = self.merger.store.rows["companies"][company]["name"]
+        if old_name and current != old_name and not names_agree(old_name, current):
+            self.add(company, old_name, source, "name before it renamed the company")
+        elif fact.name and not names_agree(fact.name, current):
+            self.add(company, fact.name, source, "name it uses")
