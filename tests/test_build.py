@@ -77,7 +77,7 @@ def test_changed_company_rewrites_only_changed_files(tmp_path: Path) -> None:
     changed = {path for path in after if before.get(path) != after[path]}
     profiles = {"api/companies/10.json", "api/companies/figma.json"}
     exports = {f"api/export/{f}/companies.{f}" for f in ("json", "csv", "parquet", "jsonl")}
-    manifests = {"api/export/json/dataset.json", "api/export/csv/dataset.zip", "api/export/parquet/dataset.zip",
+    manifests = {"api/export/json/dataset.zip", "api/export/csv/dataset.zip", "api/export/parquet/dataset.zip",
                  "api/export/jsonl/dataset.zip",
                  "api/export/index.json", ".company-ipo-api",  # the marker records the inputs' fingerprint
                  ".company-ipo-api.digests", ".company-ipo-api.units"}

@@ -154,6 +154,7 @@ def test_exports_parse_and_match_the_manifest(site: Served) -> None:
     import csv
     import hashlib
     import io
+    import zipfile
 
     import duckdb
 
@@ -166,17 +167,17 @@ def test_exports_parse_and_match_the_manifest(site: Served) -> None:
         whole = site.get(f"/api/export?format={export_format}")
         assert whole.status == 200 and hashlib.sha256(whole.body).hexdigest() == index["dataset"]["sha256"]
         assert index["dataset"]["rows"] == sum(tables.values())
-        if export_format == "json":
-            dataset = json.loads(whole.body)["tables"]
-            assert {name: len(rows) for name, rows in dataset.items()} == tables
-            for name in tables:  # the whole dataset holds each table file's rows, as they are
-                assert dataset[name] == site.get_json(f"/api/export?format=json&table={name}")[1]["data"]
+        with zipfile.ZipFile(io.BytesIO(whole.body)) as zipped:  # every format: each table's file, as it is
+            assert zipped.namelist() == [f"{name}.{export_format}" for name in tables] + ["manifest.json"]
+            for name in tables:
+                member = zipped.read(f"{name}.{export_format}")
+                assert member == site.get(f"/api/export?format={export_format}&table={name}").body
         for entry in index["files"]:
             response = site.get(f"/api/export?format={export_format}&table={entry['table']}")
             assert response.status == 200
             assert hashlib.sha256(response.body).hexdigest() == entry["sha256"]
             assert len(response.body) == entry["bytes"]
-            if export_format == "json" and entry["table"] != "dataset":
+            if export_format == "json":
                 assert len(json.loads(response.body)["data"]) == entry["rows"] == tables[entry["table"]]
             elif export_format == "csv":
                 assert response.body.endswith(b"\r\n") or entry["rows"] == 0

@@ -204,7 +204,7 @@ def _detail_operation(route: DetailRoute, schemas: SchemaRegistry) -> tuple[str,
 
 
 def _export_schemas(route: ExportRoute, schemas: SchemaRegistry) -> list[dict[str, Any]]:
-    """Component schemas of the export's JSON bodies: the manifest, the whole dataset, one table."""
+    """Component schemas of the export's JSON bodies: the manifest, one table."""
     sha = {"type": "string", "pattern": "^[0-9a-f]{64}$"}
     file = schemas.add("ExportFile", _object({
         "url": {"type": "string"}, "rows": {"type": "integer", "minimum": 0},
@@ -221,18 +221,13 @@ def _export_schemas(route: ExportRoute, schemas: SchemaRegistry) -> list[dict[st
     manifest = schemas.add("ExportManifest", _object({
         "data": _object({"formats": {"type": "array", "items": export_format}, "tables": counts}),
         "meta": meta, "links": _ref("SelfLink")}))
-    rows = {t.name: {"type": "array", "items": schemas.ref(t.model, f"Export{t.model.__name__}Row")}
-            for t in TABLES}
-    dataset = schemas.add("ExportDataset", _object({
-        "meta": _object({**EXPORT_META["properties"], "tables": counts}), "tables": _object(rows),
-        "links": _ref("SelfLink")}))
     table = schemas.add("ExportTableDocument", _object({
         "data": {"type": "array", "items": {"type": "object", "additionalProperties": True,
-                                            "description": "a row of the table (see ExportDataset)"}},
+                                            "description": "a row of the table"}},
         "meta": _object({**EXPORT_META["properties"], "table": {"type": "string"},
                          "rows": {"type": "integer", "minimum": 0}}),
         "links": _ref("SelfLink")}))
-    return [manifest, dataset, table]
+    return [manifest, table]
 
 
 def _export_operation(route: ExportRoute, schemas: SchemaRegistry) -> dict[str, Any]:
@@ -246,15 +241,14 @@ def _export_operation(route: ExportRoute, schemas: SchemaRegistry) -> dict[str, 
              "the manifest of every file. The front door also takes "
              + ", ".join(f"`{alias}` for `{name}`" for alias, name in EXPORT_FORMAT_ALIASES.items()) + ".",
              "schema": {"type": "string", "enum": list(route.formats)}},
-            {"name": "table", "in": "query", "required": False, "description": "One table (needs `format`); "
-             f"`{EXPORT_DATASET}` (json only) is every table in one document.",
-             "schema": {"type": "string", "enum": [*tables, EXPORT_DATASET]}},
+            {"name": "table", "in": "query", "required": False, "description": "One table (needs `format`).",
+             "schema": {"type": "string", "enum": tables}},
         ],
         "responses": {
-            "200": {"description": "No query: the manifest (ExportManifest). `format=json`: the whole dataset "
-                    "(ExportDataset). `format=csv`, `parquet` or `jsonl`: a zip of every table plus manifest.json. "
-                    "With `table`: that table as json (ExportTableDocument), csv, parquet or JSON Lines (one row "
-                    "per line, as in ExportDataset). The media type depends on "
+            "200": {"description": "No query: the manifest (ExportManifest). `format` alone: a zip of every table "
+                    f"in that format plus manifest.json ({EXPORT_DATASET}.zip). With `table`: that table as json "
+                    "(ExportTableDocument), csv, parquet or JSON Lines (one row per line, as in the json table). "
+                    "The media type depends on "
                     "the query: generated clients should fetch downloads through the file operations "
                     "(get_export_archive, get_export_table_csv, ...), which have one media type each.",
                     "content": {"application/json": {"schema": {"anyOf": _export_schemas(route, schemas)}},
@@ -275,7 +269,7 @@ def _export_file_operations(route: ExportRoute) -> dict[str, Any]:
     tables = {"name": "table", "in": "path", "required": True, "description": "table of the dataset",
               "schema": {"type": "string", "enum": [t.name for t in TABLES]}}
     archived = {"name": "format", "in": "path", "required": True, "description": "format of the archived tables",
-                "schema": {"type": "string", "enum": [f for f in route.formats if f != "json"]}}
+                "schema": {"type": "string", "enum": list(route.formats)}}
     missing = _problem_response("No such file")
 
     def operation(name: str, summary: str, media: str, schema: dict[str, Any], *params: dict) -> dict[str, Any]:
@@ -287,8 +281,6 @@ def _export_file_operations(route: ExportRoute) -> dict[str, Any]:
     return {
         route.index_path(): operation("get_export_manifest", "The manifest of every export file", "application/json",
                                       _ref("ExportManifest")),
-        route.dataset_path("json"): operation("get_export_dataset_json", "The whole dataset as one JSON document",
-                                              "application/json", _ref("ExportDataset")),
         route.file_path("json", "{table}"): operation("get_export_table_json", "One table as JSON",
                                                       "application/json", _ref("ExportTableDocument"), tables),
         route.file_path("csv", "{table}"): operation("get_export_table_csv", "One table as CSV (RFC 4180)",

@@ -232,9 +232,8 @@ ROUTES: tuple[ListRoute | DetailRoute | ExportRoute | DocumentRoute, ...] = (
     ExportRoute(
         name="export", path="/api/export", summary="Bulk dataset as json, csv, parquet or JSON Lines",
         description="Without a query: the manifest of every file (URL, rows, bytes and sha256). `format` alone "
-        "gives the whole dataset in that format: json one document holding every table, csv, parquet and jsonl "
-        "one zip archive of every table's file plus `manifest.json`; with `table` it gives that table alone. "
-        "`table=dataset` (json only) is the same single document as `format=json`. "
+        "gives the whole dataset in that format: one zip archive of every table's file plus `manifest.json`; with "
+        "`table` it gives that table alone. "
         "CSV is RFC 4180 (UTF-8, header, CRLF); text cells starting with = + - @ tab or CR are prefixed with ' "
         "so spreadsheets do not run them as formulas. "
         "JSON Lines (`jsonl`, media type `application/jsonl`; the front door also takes `format=ndjson`): one row "

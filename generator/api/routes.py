@@ -234,7 +234,7 @@ EXPORT_FORMATS: tuple[str, ...] = ("json", "csv", "parquet", "jsonl")
 EXPORT_FORMAT_ALIASES: dict[str, str] = {"ndjson": "jsonl"}
 """Other spellings of a format that the front door accepts (files and rewrite rules use the format's name)."""
 EXPORT_DATASET = "dataset"
-"""The pseudo-table of the json export holding every table in one file."""
+"""Name of the whole dataset's file in every format: a zip of every table's file plus its manifest."""
 
 
 @dataclass(frozen=True)
@@ -255,9 +255,7 @@ class ExportRoute:
         return f"{self.path}/{export_format}/{table}.{export_format}"
 
     def dataset_path(self, export_format: str) -> str:
-        """The whole dataset in one file: json one document, other formats a zip of every table plus manifest."""
-        if export_format == "json":
-            return self.file_path("json", EXPORT_DATASET)
+        """The whole dataset in one file: a zip of every table in that format plus its manifest."""
         return f"{self.path}/{export_format}/{EXPORT_DATASET}.zip"
 
     @property

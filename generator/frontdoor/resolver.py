@@ -99,17 +99,10 @@ class _Request:
         if fmt not in export["formats"]:
             raise Invalid([{"name": "format", "reason": "one of " + ", ".join(export["formats"])}],
                           f"{export['path']}: unknown format {params['format']!r}")
-        tables = [*export["tables"], export["dataset"]]
-        if table is not None and table not in tables:
-            raise Invalid([{"name": "table", "reason": "one of " + ", ".join(tables)}],
+        if table is not None and table not in export["tables"]:
+            raise Invalid([{"name": "table", "reason": "one of " + ", ".join(export["tables"])}],
                           f"{export['path']}: unknown table {params['table']!r}")
-        if table is None or table == export["dataset"]:
-            if table is not None and fmt != "json":
-                raise Invalid([{"name": "table", "reason": "`dataset` is json only"}], f"{export['path']}: "
-                              "the whole dataset in one table is json only; without `table`: a zip of every table")
-            name = f"{export['dataset']}.json" if fmt == "json" else f"{export['dataset']}.zip"
-        else:
-            name = f"{table}.{fmt}"
+        name = f"{export['dataset']}.zip" if table is None else f"{table}.{fmt}"
         found = self._file(f"{export['path']}/{fmt}/{name}")
         found.content_type = {"csv": "text/csv; charset=utf-8", "parquet": "application/vnd.apache.parquet",
                               "jsonl": "application/jsonl; charset=utf-8",

@@ -21,7 +21,6 @@ from pydantic import BaseModel
 
 from generator.api import problems
 from generator.api.registry import (
-    EXPORT_DATASET,
     FACET_LIMIT,
     PAGE_PARAM,
     ROUTES,
@@ -209,7 +208,7 @@ def _detail_view(route: DetailRoute, urls: Sequence[str], router: Router) -> Rou
 
 
 def _export_view(route: ExportRoute, urls: Sequence[str], router: Router) -> RouteView:
-    tables = [(table.name, "") for table in TABLES] + [(EXPORT_DATASET, "json only: every table in one file")]
+    tables = [(table.name, "") for table in TABLES]
     params = [
         FilterView("format", "category", segments("Export format."), [(f, "") for f in route.formats], "", False,
                    False),
@@ -218,9 +217,7 @@ def _export_view(route: ExportRoute, urls: Sequence[str], router: Router) -> Rou
     ]
     forms = [
         (route.index_path(), "the manifest: every file of every format with its URL, rows, bytes and sha256"),
-        (route.dataset_path("json"), "the whole dataset as one JSON document"),
-        (route.dataset_path("{format}"), ", ".join(f for f in route.formats if f != "json") + ": every table "
-         "plus manifest.json in one zip"),
+        (route.dataset_path("{format}"), "every table in that format plus manifest.json in one zip"),
         (route.file_path("{format}", "{table}"), "one table in one format"),
     ]
     return RouteView(

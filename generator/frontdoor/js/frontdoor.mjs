@@ -747,21 +747,11 @@ async function exportAnswer(fetch, exp, params) {
     throw new Invalid([{name: "format", reason: "one of " + exp.formats.join(", ")}],
       `${exp.path}: unknown format ${repr(params.get("format"))}`);
   }
-  const tables = [...exp.tables, exp.dataset];
-  if (table !== null && !tables.includes(table)) {
-    throw new Invalid([{name: "table", reason: "one of " + tables.join(", ")}],
+  if (table !== null && !exp.tables.includes(table)) {
+    throw new Invalid([{name: "table", reason: "one of " + exp.tables.join(", ")}],
       `${exp.path}: unknown table ${repr(params.get("table"))}`);
   }
-  let name;
-  if (table === null || table === exp.dataset) {
-    if (table !== null && fmt !== "json") {
-      throw new Invalid([{name: "table", reason: "`dataset` is json only"}], `${exp.path}: ` +
-        "the whole dataset in one table is json only; without `table`: a zip of every table");
-    }
-    name = fmt === "json" ? `${exp.dataset}.json` : `${exp.dataset}.zip`;
-  } else {
-    name = `${table}.${fmt}`;
-  }
+  const name = table === null ? `${exp.dataset}.zip` : `${table}.${fmt}`;
   const found = await fileAnswer(fetch, `${exp.path}/${fmt}/${name}`);
   const types = {csv: "text/csv; charset=utf-8", parquet: "application/vnd.apache.parquet",
     jsonl: "application/jsonl; charset=utf-8", zip: "application/zip"};
