@@ -207,6 +207,8 @@ def test_fetch_import_check_build_equals_importing_the_same_files_from_disk(tmp_
         shutil.copy(root / path, disk)
     for month in MONTHS:
         shutil.copy(FIXTURES / f"{month}.json", disk / f"nasdaq-ipo-calendar-{month}.json")
+    for document in raw.glob("*/data.sec.gov/submissions/*.json"):  # the companies' former names, as fetched
+        shutil.copy(document, disk)
     for args in (["import", "auto", str(disk), "--into", str(tmp_path / "local"), "--quiet"],
                  ["build", "--data", str(tmp_path / "local"), "--out", str(tmp_path / "dist-local"), "--quiet",
                   "--workers", "0"]):
