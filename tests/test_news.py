@@ -15,7 +15,6 @@ from generator.dataset.schema import NEWS_RECORDS
 
 from .conftest import EMBEDDED, Served
 
-UNCITED = {62, 77, 80, 88, 89, 91, 515, 522, 534, 546, 552, 555, 556, 566, 575, 576, 577, 578, 591}
 """Embedded items that summarise press coverage the sample does not record: no record of the company carries
 their event on their date (an S&P 500 inclusion, a bankruptcy, a deal called off...), and the sample kept no
 publisher or URL. 88: DoorDash's 8-K of that day is its earnings release, not the Deliveroo offer."""
@@ -30,7 +29,7 @@ RECORD_DATES = {
 
 def link_problems(folder: Path) -> tuple[list[str], Counter[str]]:
     """Compiled items whose record is not of their company or not dated their day; and the items per source
-    (``ipos`` ... ``companies`` for compiled ones, ``feed``, ``uncited``)."""
+    (``ipos`` ... ``companies`` for compiled ones, ``feed``)."""
     _, parsed = validate(folder)
     tables = {name: {row.get("id"): row for row in p.rows} for name, p in parsed.items()}
     problems, counts = [], Counter()
@@ -56,10 +55,8 @@ def test_every_embedded_news_item_names_its_source(capsys: pytest.CaptureFixture
         print(f"\nembedded news by source: {dict(sorted(counts.items()))}")
     assert problems == []
     _, parsed = validate(EMBEDDED)
-    uncited = {item["id"] for item in parsed["news"].rows if item["origin"] == "uncited"}
-    assert uncited == UNCITED
     compiled = sum(n for source, n in counts.items() if source in RECORD_DATES)
-    assert compiled == 172 and compiled + len(UNCITED) == len(parsed["news"].rows) == 191
+    assert compiled == 172 == len(parsed["news"].rows)  # the 19 items no record carried were removed
     assert all(item["publisher"] is None and item["article_url"] is None for item in parsed["news"].rows)
 
 
@@ -91,14 +88,11 @@ def test_a_link_to_another_company_s_record_or_day_is_found(tmp_path: Path) -> N
     ({"origin": "feed"}, "news.csv:2: column origin: origin feed needs publisher and article_url (got 'feed')"),
     ({"origin": "feed", "publisher": "Reuters", "article_url": "reuters.com/x", "ipo_id": ""},
      "news.csv:2: column article_url: String should match pattern '^https?://\\S+$' (got 'reuters.com/x')"),
-    ({"origin": "uncited", "ipo_id": "", "article_url": "https://example.com/a"},
-     "news.csv:2: column origin: an uncited item has no article_url (origin feed: the item of a feed) (got 'uncited')"),
-    ({"origin": "uncited"}, "news.csv:2: column ipo_id: a linked record needs origin compiled (got '2')"),
+    ({"origin": "", "article_url": ""}, "news.csv:2: column ipo_id: a linked record needs origin compiled (got '2')"),
     ({"round_id": "3"}, "news.csv:2: column round_id: an item is compiled from one record at most (ipo_id is set) "
                         "(got '3')"),
     ({"ipo_id": "9999"}, "news.csv:2: column ipo_id: 9999 does not exist in ipos.csv column id"),
-    ({"origin": "rumour"}, "news.csv:2: column origin: Input should be 'feed', 'compiled' or 'uncited' "
-                           "(got 'rumour')"),
+    ({"origin": "uncited"}, "news.csv:2: column origin: Input should be 'feed' or 'compiled' (got 'uncited')"),
 ])
 def test_a_news_item_without_a_proper_source_fails_naming_line_and_column(
         tmp_path: Path, change: dict[str, str], expected: str) -> None:
@@ -119,6 +113,7 @@ def test_the_news_feed_publishes_each_item_s_source(site: Served) -> None:
     _, body = site.get_json("/api/news?company=anaplan")
     (sold,) = [item for item in body["data"] if item["id"] == 52]
     assert sold["compiled_from"] == {"table": "companies", "id": 143}  # the company record's acquisition
-    _, body = site.get_json("/api/news?company=coinbase")
-    assert {item["id"]: item["origin"] for item in body["data"]}[91] == "uncited"
-    assert all(item["compiled_from"] is None for item in body["data"] if item["origin"] == "uncited")
+    _, body = site.get_json("/api/news")  # every published item names its source
+    pages = [body, *(site.get_json(f"/api/news?page={n}")[1] for n in range(2, body["meta"]["pages"] + 1))]
+    items = [item for page in pages for item in page["data"]]
+    assert len(items) == 172 and all(item["origin"] == "compiled" and item["compiled_from"] for item in items)

@@ -225,8 +225,7 @@ class NewsListItem(Out):
                                     "file of this API)")
     origin: NewsOrigin | None = Field(
         description="feed = publisher and article_url name the article; compiled = written from the dataset's own "
-        "records (compiled_from); uncited = from press coverage the dataset does not cite: check it before "
-        "relying on it; null = not stated")
+        "records (compiled_from); null = not stated")
     compiled_from: RecordRef | None = Field(
         description="the record a compiled item summarises: an IPO, funding round, filing or offering of the "
         "company, or the company record itself (its acquisition, its valuation)")

@@ -39,8 +39,7 @@ class NewsItem(Row):
     origin: NewsOrigin | None = Field(
         None, description="feed = publisher and article_url name the article; compiled = written from the "
         "dataset's own records (the one linked in ipo_id, round_id, filing_id or offering_id; none linked: the "
-        "company record itself, its acquisition or valuation); uncited = from press coverage the dataset does not "
-        "cite; empty = not stated")
+        "company record itself, its acquisition or valuation); empty = not stated")
     ipo_id: Integer | None = Field(None, description="compiled from this IPO record (of the same company)")
     round_id: Integer | None = Field(None, description="compiled from this funding round (of the same company)")
     filing_id: Integer | None = Field(None, description="compiled from this filing (of the same company)")
@@ -58,8 +57,6 @@ class NewsItem(Row):
             return value  # a publisher or URL that is not valid is reported on its own column
         if value == "feed" and not (info.data.get("publisher") and info.data.get("article_url")):
             raise ValueError("origin feed needs publisher and article_url")
-        if value == "uncited" and info.data.get("article_url"):
-            raise ValueError("an uncited item has no article_url (origin feed: the item of a feed)")
         return value
 
     @field_validator(*NEWS_RECORDS)

@@ -52,8 +52,9 @@ link in the API is built from public identifiers (SEC CIK, accession number) or 
 News: every item says where it comes from (`news.origin`): `feed`, an item of a news feed (`publisher` and
 `article_url`); `compiled`, written from the dataset's own records (the IPO, round, filing or offering it links in
 `ipo_id`, `round_id`, `filing_id` or `offering_id`, a record of the same company; none linked: the company
-record itself, its acquisition or valuation); `uncited`, written from press coverage the dataset does not cite,
-which cannot be traced and should be checked before use.
+record itself, its acquisition or valuation). The embedded sample names a source for every item: 172 compiled;
+19 items written from press coverage that no record of the dataset carries were removed (nothing let a reader trace
+them).
 """
 
 

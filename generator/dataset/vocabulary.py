@@ -81,11 +81,11 @@ NewsTag = Literal[
     "ipo", "filing", "pricing", "listing", "funding", "valuation", "secondary", "tender", "acquisition",
     "earnings", "layoffs", "product", "regulation", "withdrawal", "spac", "leadership",
 ]
-NewsOrigin = Literal["feed", "compiled", "uncited"]
+NewsOrigin = Literal["feed", "compiled"]
 """Where a news item comes from. ``feed``: a news feed or a publisher's page (``publisher`` and ``url`` name it);
 ``compiled``: written by the dataset's compilers from its own records (the IPO, round, filing or offering it links,
-or with no link the company record itself: its acquisition, its valuation); ``uncited``: written from press coverage
-the dataset does not cite (no publisher, URL or record to trace it by: check it before relying on it)."""
+or with no link the company record itself: its acquisition, its valuation). An item that names neither (press
+coverage the dataset does not cite) is not published: nothing would let a reader trace it."""
 NEWS_RECORDS: dict[str, str] = {
     "ipo_id": "ipos", "round_id": "funding_rounds", "filing_id": "filings", "offering_id": "offerings",
 }
