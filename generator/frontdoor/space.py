@@ -45,8 +45,8 @@ OPEN_DOMAINS = {"company": "/api/companies/{value}.json"}
 def slugify(text: str) -> str:
     """Case and accents folded, every run of other characters one hyphen: ``"S-1" -> "s-1"``,
     ``"Côte d'Ivoire" -> "cote-d-ivoire"``. The JavaScript resolver folds the same way."""
-    decomposed = unicodedata.normalize("NFKD", text)
-    ascii_text = "".join(c for c in decomposed if not unicodedata.combining(c)).lower()
+    decomposed = unicodedata.normalize("NFKD", text)  # every mark dropped (category M), as the JavaScript's \p{M}
+    ascii_text = "".join(c for c in decomposed if not unicodedata.category(c).startswith("M")).lower()
     return re.sub(r"[^a-z0-9]+", "-", ascii_text).strip("-")
 
 

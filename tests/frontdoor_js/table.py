@@ -30,7 +30,7 @@ ISSUE = [
     "/api/companies?query=stripe", "/api/companies?sector=", "/api/companies?sector=fintech&&country=us",
     "/api/companies?sector=Health+Tech&status=private&minValuation=2e9&sort=-valuation&page=1",
     "/api/ipos?year=2024&exchange=NASDAQ", "/api/ipos?year=24", "/api/calendar?month=2031-01",
-    "/api/pre-ipos?q=open%20ai&sort=name",
+    "/api/pre-ipos?q=open%20ai&sort=name", "/api/companies?sector=Fin%E0%A4%BEtech",  # a spacing mark (Mc)
     "/api/export?format=jsonl&table=companies", "/api/export?format=NDJSON&table=news", "/api/export?format=ndjson",
     "/api/export?format=ndjson&table=dataset",
 ]
