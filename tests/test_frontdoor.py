@@ -201,7 +201,7 @@ def test_generated_queries_answer_as_the_sql_oracle(resolver: Resolver, embedded
     assert checked > 300
 
 
-@pytest.mark.parametrize("url", ISSUE_TABLE[:6] + ["/api/companies?minValuation=1.5e9&sort=name&page=2"])
+@pytest.mark.parametrize("url", ISSUE_TABLE + NATURAL)
 def test_serve_answers_through_the_front_door(url: str, front_site: Served, embedded_db: tuple) -> None:
     response = front_site.get(url)
     _check(url, response.status, json.loads(response.body), embedded_db)
