@@ -137,7 +137,7 @@ def make_handler(site: Site) -> type[BaseHTTPRequestHandler]:
             verdict = site.verdict(parts.path, self.headers.get("Authorization"), self.headers.get(KEY_HEADER))
             gate = keys.verdict_headers(verdict)
             if not verdict.allowed:
-                headers = {**headers_for(parts.path), "Content-Type": PROBLEM_TYPE, **gate}
+                headers = {**headers_for("/api/"), "Content-Type": PROBLEM_TYPE, **gate}  # CORS on any path
                 self._send(HTTPStatus.UNAUTHORIZED, headers, UNAUTHORIZED, with_body)
                 return
             answer = site.answer(parts.path, parts.query)
