@@ -191,7 +191,8 @@ def cloudflare_headers(out: Path | None) -> None:
 @click.option("--out", "out", type=click.Path(path_type=Path, dir_okay=False), default=None,
               help="Write the file here (e.g. dist/_worker.js) instead of standard output.")
 def cloudflare_worker(out: Path | None) -> None:
-    """Print (or write) the _worker.js of Cloudflare Pages: the query front door for /api/*, the files for the rest."""
+    """Print (or write) the _worker.js of Cloudflare Pages: the query front door for /api/*, the files for the rest,
+    behind the API-key gate when the project has the secret API_KEY_DIGESTS."""
     from generator.frontdoor.bundle import cloudflare_worker as render
 
     if out is None:
