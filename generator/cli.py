@@ -106,19 +106,35 @@ def synth(companies: int, seed: int, out_dir: Path) -> None:
 @click.option("--quiet", is_flag=True, help="Do not log requests.")
 @click.option("--rewrite-only", is_flag=True,
               help="Answer as a host with rewrite rules only (Netlify without edge functions, nginx): no front door.")
-def serve(root: Path, host: str, port: int, quiet: bool, rewrite_only: bool) -> None:
+@click.option("--keys", "digests", type=click.Path(path_type=Path, exists=True, dir_okay=False), default=None,
+              help="Ask for an API key: a file of the SHA-256 digests of the valid keys (new-key prints them), read "
+              "on every request. Without it no key is asked for (development).")
+def serve(root: Path, host: str, port: int, quiet: bool, rewrite_only: bool, digests: Path | None) -> None:
     """Serve a build locally: the query front door in front of the files (or, with --rewrite-only, Netlify's
-    rewrite rules alone)."""
+    rewrite rules alone); with --keys, only to clients that send a key."""
     from generator.hosts.serve import make_server
 
-    server = make_server(root, host, port, quiet, rewrite_only)
-    click.echo(f"serving {root} at http://{host}:{server.server_port}/ (Ctrl+C to stop)", err=True)
+    server = make_server(root, host, port, quiet, rewrite_only, digests)
+    asked = f", asking for a key listed in {digests}" if digests is not None else ""
+    click.echo(f"serving {root} at http://{host}:{server.server_port}/{asked} (Ctrl+C to stop)", err=True)
     try:
         server.serve_forever()
     except KeyboardInterrupt:
         pass
     finally:
         server.server_close()
+
+
+@main.command("new-key")
+@click.option("--label", default="", help="A note for the digest line (who the key is for), after a #.")
+def new_key(label: str) -> None:
+    """Make a new API key: print the key (shown once, stored nowhere) and the digest line to add to the site's
+    API_KEY_DIGESTS (Netlify environment variable, Cloudflare secret) or to the file serve --keys reads."""
+    from generator.frontdoor import keys
+
+    key = keys.new_key()
+    click.echo(f"key: {key}")
+    click.echo(f"digest line: {keys.digest(key)}" + (f"  # {label}" if label else ""))
 
 
 @main.command("data-dictionary")
@@ -175,7 +191,8 @@ def cloudflare_headers(out: Path | None) -> None:
 @click.option("--out", "out", type=click.Path(path_type=Path, dir_okay=False), default=None,
               help="Write the file here (e.g. dist/_worker.js) instead of standard output.")
 def cloudflare_worker(out: Path | None) -> None:
-    """Print (or write) the _worker.js of Cloudflare Pages: the query front door for /api/*, the files for the rest."""
+    """Print (or write) the _worker.js of Cloudflare Pages: the query front door for /api/*, the files for the rest,
+    behind the API-key gate when the project has the secret API_KEY_DIGESTS."""
     from generator.frontdoor.bundle import cloudflare_worker as render
 
     if out is None:

@@ -3,6 +3,6 @@ SQL that yields each route's rows, listing pages with facets, profiles, exports,
 documents and the rewrite rules.
 
 Owns: ``registry``, ``routes``, ``responses``, ``response_base``, ``profiles``, ``queries`` and ``sql/``,
-``listing``, ``details``, ``exports``, ``openapi``, ``openapi_schemas``, ``problems``, ``rewrites``. May import
-``generator.output`` and ``generator.dataset``.
+``listing``, ``details``, ``exports``, ``openapi``, ``openapi_schemas``, ``problems``, ``rewrites``, ``access`` (the
+API-key scheme). May import ``generator.output`` and ``generator.dataset``.
 """

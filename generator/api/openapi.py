@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from generator.api import responses
+from generator.api import access, responses
 from generator.api.openapi_schemas import SchemaRegistry, resolve_nullable_refs
 from generator.api.registry import (
     EXPORT_DATASET,
@@ -328,7 +328,8 @@ def document(info: DatasetInfo, domains: dict[str, dict[str, list[str]]]) -> dic
                               "400": INVALID_QUERY,
                               "404": _problem_response("Not part of this build (a path below it, for example)")},
             }}
-    resolved = resolve_nullable_refs(paths, schemas.schemas)
+    public = {r.path for r in ROUTES if isinstance(r, DocumentRoute)}
+    resolved = access.secure(resolve_nullable_refs(paths, schemas.schemas), public)
     return {
         "openapi": OPENAPI_VERSION,
         "info": {
@@ -340,15 +341,20 @@ def document(info: DatasetInfo, domains: dict[str, dict[str, list[str]]]) -> dic
                 "/api/companies/stripe.json) work on any static host, and every URL inside a body is one of them. "
                 "Money is whole US dollars (`*_usd`), per-share prices US cents (`*_cents`), ratios are decimals, "
                 f"dates ISO 8601 (YYYY-MM-DD), months YYYY-MM. Data as of {info.as_of.isoformat()}.\n\n"
+                "Keys: a site may ask for an API key (`Authorization: Bearer KEY` or `X-API-Key: KEY`) on every "
+                "path but this document and the problem documents; without a valid one it answers 401. "
+                "Development servers and hosts that only serve files ask for none.\n\n"
                 f"Disclaimer: {info.disclaimer}"
             ),
             "license": {"name": info.license},
         },
         "servers": [{"url": "/", "description": "the host serving the built files"}],
-        "security": [],
+        "security": access.SECURITY,
         "tags": [{"name": name, "description": summary} for name, summary in tags.items()],
         "paths": resolved,
-        "components": {"schemas": schemas.finished(resolved)},
+        "components": {"schemas": schemas.finished(resolved), "securitySchemes": access.SECURITY_SCHEMES,
+                       "responses": {"Unauthorized": access.UNAUTHORIZED_RESPONSE,
+                                     "TooManyRequests": access.TOO_MANY_REQUESTS_RESPONSE}},
     }
 
 

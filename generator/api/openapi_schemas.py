@@ -114,7 +114,7 @@ class SchemaRegistry:
 
 def _refs(value: Any) -> Iterator[str]:
     if isinstance(value, dict):
-        if isinstance(value.get("$ref"), str):
+        if isinstance(value.get("$ref"), str) and value["$ref"].startswith(REF_PREFIX):  # not a response's
             yield value["$ref"].removeprefix(REF_PREFIX)
         for item in value.values():
             yield from _refs(item)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from generator.api.access import KEY_HEADER
 from generator.api.registry import EXPORT_ROUTE, LIST_ROUTES
 from generator.api.responses import Problem
 from generator.api.rewrites import NOT_FOUND_FILE, SITE_404_FILE
@@ -22,8 +23,25 @@ NOT_FOUND = problem(
 )
 
 
+UNAUTHORIZED_FILE = "/api/errors/unauthorized.json"
+UNAUTHORIZED = problem(
+    "unauthorized", "Unauthorized", 401,
+    f"This site asks for an API key on every path under /api/ but /api/openapi and /api/errors/: send it as "
+    f"`Authorization: Bearer KEY` (or `{KEY_HEADER}: KEY`). A key in the query string is not accepted. No key, or "
+    f"a key this site does not know, gets this answer.",
+)
+TOO_MANY_REQUESTS_FILE = "/api/errors/too-many-requests.json"
+TOO_MANY_REQUESTS = problem(
+    "too-many-requests", "Too Many Requests", 429,
+    "Too many requests in a short time (counted per key, or per address without one): wait the number of seconds "
+    "`Retry-After` gives, then send the request again.",
+)
+
+
 def problem_files() -> Iterator[tuple[str, bytes]]:
     yield NOT_FOUND_FILE, NOT_FOUND
+    yield UNAUTHORIZED_FILE, UNAUTHORIZED
+    yield TOO_MANY_REQUESTS_FILE, TOO_MANY_REQUESTS
     yield SITE_404_FILE, NOT_FOUND
     yield EXPORT_ROUTE.table_without_format_error, problem(
         f"{EXPORT_ROUTE.name}-table-without-format", "Missing parameter", 404,

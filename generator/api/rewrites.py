@@ -22,6 +22,7 @@ import re
 from dataclasses import dataclass
 from urllib.parse import quote_plus, unquote_plus
 
+from generator.api.access import ALLOW_HEADERS, EXPOSE_HEADERS
 from generator.api.registry import (
     DETAIL_ROUTES,
     DOCUMENT_ROUTES,
@@ -165,6 +166,8 @@ HEADERS: tuple[HeaderRule, ...] = (
     HeaderRule("/api/*", (
         ("Access-Control-Allow-Origin", "*"),
         ("Access-Control-Allow-Methods", "GET, HEAD, OPTIONS"),
+        ("Access-Control-Allow-Headers", ALLOW_HEADERS),
+        ("Access-Control-Expose-Headers", EXPOSE_HEADERS),
         ("Cache-Control", CACHE_CONTROL),
         ("X-Content-Type-Options", "nosniff"),
     )),

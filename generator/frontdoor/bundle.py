@@ -1,5 +1,5 @@
 """The Cloudflare Pages worker (``_worker.js``, advanced mode) as one file: ``js/cloudflare_worker.mjs`` with the
-modules it imports (``host.mjs``, ``frontdoor.mjs``) inlined, since Pages runs ``_worker.js`` as it is.
+modules it imports (``host.mjs``, ``frontdoor.mjs``, ``keys.mjs``) inlined, since Pages runs ``_worker.js`` as it is.
 ``python -m generator cloudflare-worker --out dist/_worker.js`` writes it."""
 
 from __future__ import annotations

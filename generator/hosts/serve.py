@@ -15,6 +15,10 @@ files are not published); a client's mistake or a dropped connection never
 prints a traceback. The listen backlog holds a burst of a few hundred clients. A ``Range`` request for one range of
 bytes gets them (206), as from the static hosts: data tools (Polars, DuckDB, Arrow) read downloads over HTTP that
 way.
+
+With ``keys`` (``serve --keys FILE``: a file of SHA-256 digests of the valid keys, ``generator.frontdoor.keys``),
+every path but the public ones (``generator.api.access.PUBLIC_PATH``) asks for a key, the files included, and an
+answer given to a key is private to it; without, nothing asks for one (development).
 """
 
 from __future__ import annotations
@@ -29,11 +33,14 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-from generator.api.problems import problem
+from generator.api.access import KEY_HEADER
+from generator.api.problems import UNAUTHORIZED, problem
 from generator.api.rewrites import CONTENT_TYPES, SITE_404_FILE, Router, headers_for, rules
+from generator.frontdoor import keys
 from generator.frontdoor.resolver import Answer, Resolver
 from generator.frontdoor.space import QUERY_SPACE_FILE
 
+PROBLEM_TYPE = "application/problem+json; charset=utf-8"
 METHOD_NOT_ALLOWED = problem("method-not-allowed", "Method Not Allowed", 405,
                              "The API is read-only: use GET (or HEAD, OPTIONS).")
 
@@ -59,9 +66,10 @@ def byte_range(header: str | None, size: int) -> range | None:
 class Site:
     """Resolve request paths to files under ``root``, refusing anything that escapes it."""
 
-    def __init__(self, root: Path, rewrite_only: bool = False) -> None:
+    def __init__(self, root: Path, rewrite_only: bool = False, digests: Path | None = None) -> None:
         self.root = root.resolve()
         self.router = Router(rules())
+        self.keys = keys.DigestFile(digests) if digests is not None else None
         self.front_door: Resolver | None = None
         space = None if rewrite_only else self.read(QUERY_SPACE_FILE)
         if space is not None:
@@ -74,6 +82,12 @@ class Site:
             return found.read_bytes() if found is not None else None
         except OSError:
             return None
+
+    def verdict(self, url_path: str, authorization: str | None, api_key: str | None) -> keys.Verdict:
+        """The key gate's decision (always open without ``--keys``)."""
+        if self.keys is None:
+            return keys.OPEN
+        return keys.check(self.keys.current(), url_path, authorization, api_key)
 
     def answer(self, url_path: str, query: str) -> Answer | None:
         """The front door's answer, or None when it leaves the request to the files (or is off)."""
@@ -120,10 +134,17 @@ def make_handler(site: Site) -> type[BaseHTTPRequestHandler]:
             except ValueError:  # e.g. "GET http://[::1 HTTP/1.1": not a URL
                 self.send_error(HTTPStatus.BAD_REQUEST, "Bad request target")
                 return
+            verdict = site.verdict(parts.path, self.headers.get("Authorization"), self.headers.get(KEY_HEADER))
+            gate = keys.verdict_headers(verdict)
+            if not verdict.allowed:
+                headers = {**headers_for("/api/"), "Content-Type": PROBLEM_TYPE, **gate}  # CORS on any path
+                self._send(HTTPStatus.UNAUTHORIZED, headers, UNAUTHORIZED, with_body)
+                return
             answer = site.answer(parts.path, parts.query)
             if answer is not None:
                 served = answer.file or parts.path
-                headers = {**headers_for(parts.path), **headers_for(served), "Content-Type": answer.content_type}
+                headers = {**headers_for(parts.path), **headers_for(served), "Content-Type": answer.content_type,
+                           **gate}
                 self._send(answer.status, headers, answer.body, with_body)
                 return
             status, file, served_as = site.resolve(parts.path, parts.query)
@@ -134,7 +155,7 @@ def make_handler(site: Site) -> type[BaseHTTPRequestHandler]:
                 body, served_as = (file.read_bytes() if file is not None else b""), SITE_404_FILE
             served_file = file.name if file is not None else served_as
             content_type = CONTENT_TYPES.get(os.path.splitext(served_file)[1], "application/octet-stream")
-            headers = {"Content-Type": content_type, **headers_for(parts.path), **headers_for(served_as)}
+            headers = {"Content-Type": content_type, **headers_for(parts.path), **headers_for(served_as), **gate}
             self._send(status, headers, body, with_body)
 
         def _send(self, status: int, headers: dict[str, str], body: bytes, with_body: bool) -> None:
@@ -178,7 +199,7 @@ def make_handler(site: Site) -> type[BaseHTTPRequestHandler]:
             body = METHOD_NOT_ALLOWED
             self.send_response(HTTPStatus.METHOD_NOT_ALLOWED)
             self.send_header("Allow", "GET, HEAD, OPTIONS")
-            self.send_header("Content-Type", "application/problem+json; charset=utf-8")
+            self.send_header("Content-Type", PROBLEM_TYPE)
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()
             self.wfile.write(body)
@@ -207,7 +228,8 @@ class SiteServer(ThreadingHTTPServer):
 
 
 def make_server(root: Path, host: str, port: int, quiet: bool = False, rewrite_only: bool = False,
-                ) -> ThreadingHTTPServer:
-    server = SiteServer((host, port), make_handler(Site(root, rewrite_only)))
+                digests: Path | None = None) -> ThreadingHTTPServer:
+    """``digests``: the file of key digests (``--keys``); keys are asked for only with one."""
+    server = SiteServer((host, port), make_handler(Site(root, rewrite_only, digests)))
     server.quiet = quiet  # type: ignore[attr-defined]
     return server

@@ -1,11 +1,22 @@
-// Netlify Edge Function (declared in netlify.toml: path = "/api/*"): the query front door in front of the files
-// and the rewrite rules. It answers listings, profiles, exports and documents as a person writes them; every
-// other path (the files themselves) goes on to the site with context.next().
+// Netlify Edge Function (declared in netlify.toml: path = "/*"): the key gate and the query front door in front of
+// the files and the rewrite rules. It answers listings, profiles, exports and documents as a person writes them;
+// every other path (the files themselves, the landing page) goes on to the site with context.next(). Keys are asked
+// for when the site's environment variable API_KEY_DIGESTS holds anything (generator/frontdoor/js/keys.mjs).
 import {frontDoor} from "../../generator/frontdoor/js/host.mjs";
+import {forwarded} from "../../generator/frontdoor/js/keys.mjs";
 
-// the site's own files, fetched over the site (file paths are not the front door's: they pass straight on)
-const handler = frontDoor((path, request) => fetch(new URL(path, request.url)));
+// the site's own files, fetched over the site: such a read runs this function again, so it carries the asking
+// request's key (which the gate accepts), and Netlify's rate limit counts it
+const handler = frontDoor((path, request) => fetch(new URL(path, request.url), {headers: forwarded(request)}));
+
+const environment = (name) => globalThis.Netlify?.env.get(name) ?? globalThis.Deno?.env.get(name) ?? null;
 
 export default async (request, context) => {
-  return (await handler(request)) ?? context.next();
+  return handler(request, () => context.next(), {digests: environment("API_KEY_DIGESTS")});
+};
+
+// Netlify's code-based rate limit (no path: the route stays netlify.toml's): 600 requests a minute per address and
+// domain, this function's own reads of files included. Netlify answers a request over it with its own 429.
+export const config = {
+  rateLimit: {windowLimit: 600, windowSize: 60, aggregateBy: ["ip", "domain"]},
 };

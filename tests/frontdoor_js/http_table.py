@@ -3,8 +3,10 @@ on every interface).
 
     python tests/frontdoor_js/http_table.py SITE_DIR PORT URLS_JSON OUT_JSON -- COMMAND...
 
-Writes, per URL: status, content type, CORS and Cache-Control headers, the body as text, and the seconds the
-request took. Then times 200 fetches of one static file for comparison (``static_seconds``).
+URLS_JSON is a list of URLs (GET), or ``{"requests": [...], "static": false}`` whose requests are URLs or
+``{"name", "url", "method", "headers"}``. Writes, per URL (or name): status, the headers below, the body as text,
+and the seconds the request took. Then, unless ``static`` is false, times 200 fetches of one static file for
+comparison (``static_seconds``).
 """
 
 from __future__ import annotations
@@ -17,10 +19,14 @@ import subprocess
 import sys
 import time
 
+HEADERS = ("content-type", "access-control-allow-origin", "access-control-allow-headers", "cache-control", "vary",
+           "www-authenticate", "retry-after")
 
-def fetch(connection: http.client.HTTPConnection, url: str) -> tuple[int, bytes, dict[str, str], float]:
+
+def fetch(connection: http.client.HTTPConnection, url: str, method: str = "GET", headers: dict | None = None,
+          ) -> tuple[int, bytes, dict[str, str], float]:
     start = time.perf_counter()
-    connection.request("GET", url)
+    connection.request(method, url, headers=headers or {})
     response = connection.getresponse()
     body = response.read()
     return response.status, body, {k.lower(): v for k, v in response.getheaders()}, time.perf_counter() - start
@@ -46,14 +52,18 @@ def main() -> None:
                     raise SystemExit(f"{command[0]} did not start") from None
                 time.sleep(0.5)
         with open(urls_file, encoding="utf-8") as handle:
-            urls = json.load(handle)
+            asked = json.load(handle)
+        requests = asked["requests"] if isinstance(asked, dict) else asked
         table = {}
-        for url in urls:
-            status, body, headers, seconds = fetch(connection, url)
-            table[url] = {"status": status, "body": body.decode("utf-8", "replace"), "seconds": seconds,
-                          **{h: headers.get(h) for h in ("content-type", "access-control-allow-origin",
-                                                         "cache-control")}}
-        static = [fetch(connection, "/api/companies/all/sort=-valuation,page=1.json")[3] for _ in range(200)]
+        for entry in requests:
+            entry = {"url": entry} if isinstance(entry, str) else entry
+            status, body, headers, seconds = fetch(connection, entry["url"], entry.get("method", "GET"),
+                                                   entry.get("headers"))
+            table[entry.get("name", entry["url"])] = {"status": status, "body": body.decode("utf-8", "replace"),
+                                                      "seconds": seconds, **{h: headers.get(h) for h in HEADERS}}
+        timed = not isinstance(asked, dict) or asked.get("static", True)
+        static = [fetch(connection, "/api/companies/all/sort=-valuation,page=1.json")[3]
+                  for _ in range(200 if timed else 0)]
         with open(out_file, "w", encoding="utf-8") as handle:
             json.dump({"table": table, "static_seconds": static}, handle)
     finally:

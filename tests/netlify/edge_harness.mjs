@@ -10,6 +10,8 @@
 // the [[headers]] of its path, else /404.html with status 404. The rewrite rules are not applied: with the
 // front door, the edge function answers every API route before them, and passes on only paths of files.
 const [site, port] = Deno.args;
+// Netlify's global for the site's environment variables (API_KEY_DIGESTS): here the process environment
+globalThis.Netlify ??= {env: {get: (name) => Deno.env.get(name)}};
 const toml = await Deno.readTextFile(`${site}/netlify.toml`);
 
 function tables(name) {

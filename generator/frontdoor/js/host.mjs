@@ -1,42 +1,116 @@
-// The front door on a host that runs code: a request in, a Response out (or null: the static files answer).
-// The Netlify Edge Function and the Cloudflare Pages worker wrap this; `readFile(path, request)` returns the site's own
-// Response for a published path (Netlify: fetch on the site; Cloudflare: env.ASSETS.fetch).
+// The front door on a host that runs code: a request in, a Response out. The Netlify Edge Function and the
+// Cloudflare Pages worker wrap this:
+//
+//   handler = frontDoor(readFile); response = await handler(request, passOn, {digests, limiter, address})
+//
+// `readFile(path, request)` returns the site's own Response for a published path (Netlify: fetch on the site,
+// carrying the asking request's key, which the gate accepts; Cloudflare: env.ASSETS.fetch); `passOn(request)` the
+// site's answer to the request itself (the files, the landing page: context.next(), env.ASSETS.fetch). `digests` is
+// the text of API_KEY_DIGESTS (keys are asked for when it holds anything: keys.mjs); `limiter`, a Workers rate
+// limiting binding, if the host has one; `address`, the client's address for it.
 import {filePath, resolve} from "./frontdoor.mjs";
+import {
+  KEY_HEADER, PROBLEM_TYPE, REFUSED_CACHE_CONTROL, RETRY_AFTER_SECONDS, TOO_MANY_REQUESTS, UNAUTHORIZED, VARY,
+  check, credential, digest, parseDigests, verdictHeaders,
+} from "./keys.mjs";
 
 /** The [[headers]] of /api/* in netlify.toml and _headers (tests check they are the registry's). */
 export const API_HEADERS = {
   "Access-Control-Allow-Origin": "*",
   "Access-Control-Allow-Methods": "GET, HEAD, OPTIONS",
+  "Access-Control-Allow-Headers": "Authorization, X-API-Key",
+  "Access-Control-Expose-Headers": "WWW-Authenticate, Retry-After",
   "Cache-Control": "public, max-age=300, stale-while-revalidate=86400",
   "X-Content-Type-Options": "nosniff",
 };
 const SPACE = "/api/query-space.json";
+const isApi = (path) => path.toLowerCase() === "/api" || path.toLowerCase().startsWith("/api/");
+
+class Unreadable extends Error {
+  constructor(status, retryAfter) {
+    super(`a read of the site answered ${status}`);
+    this.status = status;
+    this.retryAfter = retryAfter;
+  }
+}
+
+function problemResponse(request, status, body, headers) {
+  return new Response(request.method === "HEAD" ? null : body,
+    {status, headers: {...API_HEADERS, "Content-Type": PROBLEM_TYPE, ...headers}});
+}
+
+function tooMany(request, seconds) {
+  return problemResponse(request, 429, TOO_MANY_REQUESTS,
+    {"Cache-Control": REFUSED_CACHE_CONTROL, "Vary": VARY, "Retry-After": String(seconds)});
+}
+
+/** A response of the site with the gate's headers over its own (a fetched response's headers cannot be changed). */
+function withHeaders(response, extra) {
+  if (!Object.keys(extra).length) return response;
+  const headers = new Headers(response.headers);
+  for (const [name, value] of Object.entries(extra)) headers.set(name, value);
+  return new Response(response.body, {status: response.status, statusText: response.statusText, headers});
+}
 
 export function frontDoor(readFile) {
-  let space = null; // loaded once per isolate, on the first request
-  return async (request) => {
+  let space = null; // loaded once per isolate, on the first request that gets this far
+  return async (request, passOn, {digests = null, limiter = null, address = null} = {}) => {
+    const url = new URL(request.url);
+    if (request.method === "OPTIONS") {
+      // a CORS preflight never carries the key: answered for the API, without one
+      return isApi(url.pathname) ? new Response(null, {status: 204, headers: API_HEADERS}) : passOn(request);
+    }
+    const authorization = request.headers.get("Authorization");
+    const verdict = await check(parseDigests(digests), url.pathname, authorization,
+      request.headers.get(KEY_HEADER));
+    if (limiter !== null) {
+      const key = verdict.keyed && verdict.allowed
+        ? "key:" + await digest(credential(authorization, request.headers.get(KEY_HEADER)))
+        : "address:" + (address ?? "unknown");
+      if (!(await limiter.limit({key})).success) return tooMany(request, RETRY_AFTER_SECONDS);
+    }
+    const gate = verdictHeaders(verdict);
+    if (!verdict.allowed) return problemResponse(request, 401, UNAUTHORIZED, gate);
+    const response = (await answer(request, url)) ?? (await passOn(request));
+    // an answer no cache may keep (a 429, a 503) stays so; any other given to a key is private to it
+    const kept = response.headers.get("Cache-Control") === REFUSED_CACHE_CONTROL;
+    return withHeaders(response, kept ? {...gate, "Cache-Control": REFUSED_CACHE_CONTROL} : gate);
+  };
+
+  async function answer(request, url) {
     const fetchFile = async (path) => {
       const response = await readFile(filePath(path), request);
-      if (response.status !== 200) {
-        await response.body?.cancel();
-        return null;
-      }
-      return new Uint8Array(await response.arrayBuffer());
+      if (response.status === 200) return new Uint8Array(await response.arrayBuffer());
+      await response.body?.cancel();
+      if (response.status === 404) return null;
+      // a read the host refused (its rate limit, an error) is not a missing file: the answer would be wrong
+      throw new Unreadable(response.status, response.headers.get("Retry-After"));
     };
     if (request.method !== "GET" && request.method !== "HEAD") return null;
-    const url = new URL(request.url);
-    if (!url.pathname.toLowerCase().startsWith("/api")) return null;
+    if (!isApi(url.pathname)) return null;
     // a file's path (its last segment has a dot or an equals sign) is never the front door's (resolve answers
     // null): pass it on before reading the description, which the host may fetch through this very handler
     if (/[.=]/.test(url.pathname.replace(/\/+$/, "").split("/").pop())) return null;
-    if (space === null) {
-      const found = await fetchFile(SPACE);
-      if (found === null) return null; // a build without the description: the rewrite rules answer
-      space = JSON.parse(new TextDecoder().decode(found));
+    try {
+      if (space === null) {
+        const found = await fetchFile(SPACE);
+        if (found === null) return null; // a build without the description: the rewrite rules answer
+        space = JSON.parse(new TextDecoder().decode(found));
+      }
+      const found = await resolve(space, url.pathname, url.search.slice(1), fetchFile);
+      if (found === null) return null;
+      const headers = {...API_HEADERS, "Content-Type": found.contentType};
+      return new Response(request.method === "HEAD" ? null : found.body, {status: found.status, headers});
+    } catch (error) {
+      if (!(error instanceof Unreadable)) throw error;
+      if (error.status === 429) {
+        const seconds = /^[0-9]+$/.test(error.retryAfter ?? "") ? Number(error.retryAfter) : RETRY_AFTER_SECONDS;
+        return tooMany(request, seconds);
+      }
+      return problemResponse(request, 503, UNAVAILABLE, {"Cache-Control": REFUSED_CACHE_CONTROL});
     }
-    const answer = await resolve(space, url.pathname, url.search.slice(1), fetchFile);
-    if (answer === null) return null;
-    const headers = {...API_HEADERS, "Content-Type": answer.contentType};
-    return new Response(request.method === "HEAD" ? null : answer.body, {status: answer.status, headers});
-  };
+  }
 }
+
+const UNAVAILABLE = JSON.stringify({type: "about:blank", title: "Service Unavailable", status: 503,
+  detail: "The published files could not be read just now; try again."}) + "\n";

@@ -1,0 +1,254 @@
+"""API keys (generator/api/access.py, generator/frontdoor/keys.py and js/keys.mjs): the gate's rules in Python and
+their JavaScript translation on the same cases, ``serve --keys`` on the whole table of tests/keys_table.py (the
+dev servers of the edge functions run it in tests/test_keys_hosts.py), ``new-key``, and what the OpenAPI document
+and the Netlify function declare."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import re
+import shutil
+import subprocess
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from generator.api import access
+from generator.api.problems import TOO_MANY_REQUESTS, UNAUTHORIZED
+from generator.cli import main
+from generator.frontdoor import keys
+from generator.hosts.serve import make_server
+from tests import keys_table
+
+ROOT = Path(__file__).resolve().parent.parent
+NODE = shutil.which("node") or "node"
+DIGEST_A, DIGEST_B = "a" * 64, "0123456789abcdef" * 4
+
+
+def test_digest_texts_as_people_write_them() -> None:
+    assert keys.parse_digests(None) is None
+    assert keys.parse_digests(" \n\t, ") is None  # blank: keys off
+    assert keys.parse_digests(f"{DIGEST_A}") == {DIGEST_A}
+    assert keys.parse_digests(f"# team keys\n{DIGEST_A.upper()}  # alice\r\n{DIGEST_B},{DIGEST_A}\n") == {DIGEST_A,
+                                                                                                       DIGEST_B}
+    # anything else keeps keys on and is never matched: a key pasted instead of its digest locks, never opens
+    assert keys.parse_digests("cia_pasted-by-mistake") == frozenset()
+    assert keys.parse_digests("# only a comment") == frozenset()
+    assert keys.parse_digests(f"{DIGEST_A}0 {DIGEST_A[:-1]}") == frozenset()
+
+
+def test_the_key_a_request_sends() -> None:
+    assert keys.credential("Bearer k1", None) == "k1"
+    assert keys.credential("bearer   k1 ", "k2") == "k1"  # the scheme in any case; Bearer first
+    assert keys.credential("Basic dXNlcjpwYXNz", "k2") == "k2"
+    assert keys.credential("Bearer ", " k2\t") == "k2"
+    assert keys.credential(None, None) is None
+    assert keys.credential("Bearer", "") is None
+
+
+def test_public_paths_are_few_and_exact() -> None:
+    for path in ["/", "/index.html", "/404.html", "/api/openapi", "/api/openapi/", "/api/openapi.json",
+                 "/api/errors/not-found.json", "/api/errors/unauthorized.json", "/api/%65rrors/not-found.json"]:
+        assert keys.is_public(path), path
+    for path in ["/api", "/api/", "/api/companies", "/api/query-space.json", "/api/query-index/companies.json",
+                 "/api/errors/../companies.json", "/api/errors/..%2fquery-space.json", "/api/errors/x/y.json",
+                 "/API/openapi", "//api/openapi", "/api/openapi.json/", "/index.htm", "/api/export/csv/companies.csv"]:
+        assert not keys.is_public(path), path
+
+
+def test_a_key_is_known_by_its_digest_only() -> None:
+    key = keys.new_key()
+    assert re.fullmatch(r"cia_[A-Za-z0-9_-]{43}", key) and key != keys.new_key()
+    held = frozenset({keys.digest(key), DIGEST_A})
+    assert keys.known(held, key) and not keys.known(held, key + "x") and not keys.known(frozenset(), key)
+    verdict = keys.check(held, "/api/companies", f"Bearer {key}", None)
+    assert verdict == keys.Verdict(allowed=True, keyed=True, presented=True)
+    assert keys.check(None, "/api/companies", None, None) == keys.OPEN
+    assert keys.check(held, "/api/openapi", None, None) == keys.OPEN
+
+
+def test_new_key_prints_the_key_and_its_digest_line() -> None:
+    result = CliRunner().invoke(main, ["new-key", "--label", "alice (research)"])
+    assert result.exit_code == 0, result.output
+    key = re.search(r"^key: (\S+)$", result.output, re.M).group(1)
+    line = re.search(r"^digest line: (.+)$", result.output, re.M).group(1)
+    assert line == f"{keys.digest(key)}  # alice (research)"
+    assert keys.parse_digests(line) == {keys.digest(key)}
+
+
+def _cases() -> dict:
+    key = "cia_parity"
+    texts = [None, "", " , ", DIGEST_A, f"{DIGEST_A.upper()}\r{DIGEST_B}#x,y\n#z {DIGEST_A}", "cia_x", "\v",
+             f"{keys.digest(key)}\u00a0{DIGEST_A}", f"{DIGEST_B}\u2028{DIGEST_A}"]
+    authorizations = [None, "", "Bearer k", "BEARER  k ", "Bearer", "Basic k", "Bearer\tk", " bearer k2", "Bearerk"]
+    paths = ["/", "/api/openapi", "/api/openapi/", "/api/errors/not-found.json", "/api/%65rrors/not-found.json",
+             "/api/errors/%2e%2e/x.json", "/api/errors/%zz.json", "/api/openapi%C3", "/API/openapi", "/api/companies",
+             "/api/query-space.json", "/404.html", "/api/errors/Not-Found.json", "/%2fapi/openapi"]
+    return {
+        "parse": texts,
+        "credential": [[a, k] for a in authorizations for k in [None, "", " k3 ", "k4"]],
+        "public": paths,
+        "check": [[t, p, a, k] for t in [None, f"{keys.digest(key)}\n{DIGEST_A}", "cia_x"]
+                  for p in ["/api/companies", "/api/openapi"] for a in [None, f"Bearer {key}", "Bearer nope"]
+                  for k in [None, key]],
+        "digest": [key, "", "é ü", "cia_" + "x" * 100],
+    }
+
+
+def test_the_javascript_gate_is_the_python_gate() -> None:
+    """keys.mjs (Node) and keys.py give the same answer to every case, and hold the same constants."""
+    cases = _cases()
+    done = subprocess.run([NODE, str(ROOT / "tests" / "frontdoor_js" / "keys_cases.mjs")], input=json.dumps(cases),
+                          capture_output=True, text=True, check=True, timeout=120)
+    got = json.loads(done.stdout)
+    parsed = [keys.parse_digests(t) for t in cases["parse"]]
+    assert got["parse"] == [None if p is None else sorted(p) for p in parsed]
+    assert got["credential"] == [keys.credential(a, k) for a, k in cases["credential"]]
+    assert got["public"] == [keys.is_public(p) for p in cases["public"]]
+    want = []
+    for text, path, authorization, api_key in cases["check"]:
+        verdict = keys.check(keys.parse_digests(text), path, authorization, api_key)
+        want.append({"allowed": verdict.allowed, "keyed": verdict.keyed, "presented": verdict.presented,
+                     "headers": keys.verdict_headers(verdict)})
+    assert got["check"] == want
+    assert got["digest"] == [keys.digest(k) for k in cases["digest"]]
+    assert got["constants"] == {
+        "KEY_HEADER": access.KEY_HEADER, "DIGESTS_VARIABLE": access.DIGESTS_VARIABLE, "REALM": access.REALM,
+        "PUBLIC_PATH": access.PUBLIC_PATH.replace("/", "\\/"), "KEYED_CACHE_CONTROL": access.KEYED_CACHE_CONTROL,
+        "REFUSED_CACHE_CONTROL": access.REFUSED_CACHE_CONTROL, "VARY": access.VARY,
+        "RETRY_AFTER_SECONDS": access.RETRY_AFTER_SECONDS, "UNAUTHORIZED": UNAUTHORIZED.decode(),
+        "TOO_MANY_REQUESTS": TOO_MANY_REQUESTS.decode(),
+        "challenge": [access.www_authenticate(False), access.www_authenticate(True)]}
+
+
+def test_the_host_wrapper_limits_and_refuses_as_documented() -> None:
+    """host.mjs under Node over a fake site: a Workers rate limiting binding counts per key where a key is needed,
+    else per address, and its refusal is the 429 problem with Retry-After; a read the host refuses (Netlify's limit
+    counts the function's own reads) is a 429 or 503, never a wrong answer; files pass on private to a key."""
+    key = keys.new_key()
+    done = subprocess.run([NODE, str(ROOT / "tests" / "frontdoor_js" / "host_cases.mjs"), key],
+                          capture_output=True, text=True, check=True, timeout=120)
+    table = json.loads(done.stdout)
+    assert table["limited: allowed on a file path with a key"]["counted"] == [f"key:{keys.digest(key)}"]
+    assert table["limited: allowed on a file path with a key"]["headers"]["cache-control"] == access.KEYED_CACHE_CONTROL
+    assert table["limited: allowed without a key"]["counted"] == ["address:192.0.2.1"]
+    for name in ["limited: over the limit with a key", "limited: over the limit without keys", "read refused: 429",
+                 "read refused: 429 without Retry-After"]:
+        row = table[name]
+        assert (row["status"], row["body"].encode(), row["headers"]["cache-control"]) == (
+            429, TOO_MANY_REQUESTS, access.REFUSED_CACHE_CONTROL), name
+    assert table["limited: over the limit with a key"]["headers"]["retry-after"] == str(access.RETRY_AFTER_SECONDS)
+    assert table["read refused: 429"]["headers"]["retry-after"] == "7"
+    assert table["read refused: 500"]["status"] == 503
+    assert table["keys off: a file passes on as it is"]["headers"]["cache-control"] == "public, max-age=300"
+    assert "vary" not in table["keys off: a file passes on as it is"]["headers"]
+    assert table["keys on: a file passes on private"]["headers"]["vary"] == access.VARY
+    assert table["keys on: a file without the key"]["status"] == 401
+    assert table["keys on: the variable holds no digest"]["status"] == 401
+
+
+# serve --keys -------------------------------------------------------------------------------------------------------
+
+def _ask(base_port: int, requests: dict[str, tuple[dict, int, str]]) -> dict[str, dict]:
+    table = {}
+    connection = http.client.HTTPConnection("127.0.0.1", base_port, timeout=30)
+    for name, (request, _, _) in requests.items():
+        connection.request(request.get("method", "GET"), request["url"], headers=request.get("headers", {}))
+        response = connection.getresponse()
+        body = response.read()
+        table[name] = {"status": response.status, "body": body.decode("utf-8", "replace"),
+                       **{k.lower(): v for k, v in response.getheaders()}}
+    connection.close()
+    return table
+
+
+@pytest.fixture()
+def keyed_serve(embedded_build: Path, tmp_path: Path) -> Iterator[tuple[int, Path]]:
+    digests = tmp_path / "digests.txt"
+    digests.write_text("", encoding="utf-8")
+    server = make_server(embedded_build, "127.0.0.1", 0, quiet=False, digests=digests)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield server.server_port, digests
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_serve_with_keys(keyed_serve: tuple[int, Path], embedded_build: Path, tmp_path: Path,
+                         capfd: pytest.CaptureFixture[str]) -> None:
+    """No key, a wrong key, each accepted form, a key whose digest was removed from the file (no restart), a
+    preflight, the files themselves, public paths; private caching; no key or digest in a log line."""
+    port, digests = keyed_serve
+    made = keys_table.make_keys()
+    digests.write_text(made.both, encoding="utf-8")
+    both = keys_table.requests(embedded_build, made, removed=False)
+    wrong = keys_table.check_all(embedded_build, _ask(port, both), both)
+    digests.write_text(made.first_only, encoding="utf-8")
+    first = keys_table.requests(embedded_build, made, removed=True)
+    wrong += keys_table.check_all(embedded_build, _ask(port, first), first)
+    assert not wrong, "\n".join(wrong)
+    log = tmp_path / "serve.log"
+    log.write_text(capfd.readouterr().err, encoding="utf-8")
+    assert log.read_text(encoding="utf-8").count('" 401 -') >= 10
+    assert not keys_table.leaks(made, log, embedded_build)
+
+
+def test_serve_with_an_empty_digest_file_refuses_every_key(keyed_serve: tuple[int, Path]) -> None:
+    port, _ = keyed_serve
+    asked = {"key": ({"url": "/api/companies", "headers": keys_table.bearer(keys.new_key())}, 401, "invalid")}
+    assert _ask(port, asked)["key"]["status"] == 401
+
+
+def test_serve_without_keys_asks_for_none(front_site) -> None:  # noqa: ANN001 (the conftest fixture)
+    response = front_site.get("/api/query-space.json")
+    assert response.status == 200 and "private" not in response.headers["Cache-Control"]
+    assert "WWW-Authenticate" not in response.headers
+
+
+# what the documents declare ---------------------------------------------------------------------------------------
+
+def test_openapi_declares_the_scheme_and_the_401_and_429_answers(embedded_build: Path) -> None:
+    document = json.loads((embedded_build / "api" / "openapi.json").read_text(encoding="utf-8"))
+    assert document["components"]["securitySchemes"] == access.SECURITY_SCHEMES
+    assert document["security"] == access.SECURITY
+    assert set(document["components"]["responses"]) == {"Unauthorized", "TooManyRequests"}
+    for path, item in document["paths"].items():
+        answers = item["get"]["responses"]
+        assert answers["429"] == {"$ref": "#/components/responses/TooManyRequests"}, path
+        if path == "/api/openapi":
+            assert item["get"]["security"] == [] and "401" not in answers
+        else:
+            assert answers["401"] == {"$ref": "#/components/responses/Unauthorized"}, path
+    assert (embedded_build / "api" / "errors" / "unauthorized.json").read_bytes() == UNAUTHORIZED
+
+
+def test_the_netlify_function_runs_everywhere_and_declares_the_rate_limit() -> None:
+    import tomllib
+
+    config = tomllib.loads((ROOT / "netlify.toml").read_text(encoding="utf-8"))
+    assert config["edge_functions"] == [{"path": "/*", "function": "frontdoor"}]
+    text = (ROOT / "netlify" / "edge-functions" / "frontdoor.js").read_text(encoding="utf-8")
+    declared = re.search(r"export const config = \{\s*rateLimit: (\{.*?\}),\s*\};", text, re.S)
+    assert declared, "frontdoor.js exports no rate limit"
+    as_json = re.sub(r"(\w+):", r'"\1":', declared.group(1))
+    assert json.loads(as_json) == access.NETLIFY_RATE_LIMIT
+    assert "path" not in declared.group(0)  # the route stays netlify.toml's (an inline path would replace it)
+    assert f'environment("{access.DIGESTS_VARIABLE}")' in text
+    worker = (ROOT / "generator" / "frontdoor" / "js" / "cloudflare_worker.mjs").read_text(encoding="utf-8")
+    assert f"env.{access.DIGESTS_VARIABLE}" in worker and f"env.{access.CLOUDFLARE_RATE_LIMITER}" in worker
+
+
+def test_the_landing_page_and_readme_describe_the_scheme(embedded_build: Path) -> None:
+    page = (embedded_build / "index.html").read_text(encoding="utf-8")
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    for text in (page, readme):
+        assert "no authentication" not in text
+        assert "Authorization: Bearer KEY" in text and "X-API-Key: KEY" in text
+    assert 'id="problem-unauthorized"' in page and 'id="problem-too-many-requests"' in page
+    assert "python -m generator new-key" in readme and f"`{access.DIGESTS_VARIABLE}`" in readme
