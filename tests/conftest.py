@@ -18,7 +18,8 @@ import duckdb
 import pytest
 
 from generator.api import queries
-from generator.dataset.load import load_into, validate
+from generator.dataset.database import load_into
+from generator.dataset.load import validate
 from generator.dataset.schema import DatasetInfo
 from generator.hosts.serve import make_server
 from generator.pipeline.build import BuildConfig, build

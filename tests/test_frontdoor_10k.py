@@ -14,7 +14,8 @@ import duckdb
 import pytest
 
 from generator.api import queries
-from generator.dataset.load import load_into, validate
+from generator.dataset.database import load_into
+from generator.dataset.load import validate
 from generator.dataset.schema import DatasetInfo
 from generator.frontdoor.resolver import Resolver
 from generator.frontdoor.space import QUERY_SPACE_FILE

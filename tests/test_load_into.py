@@ -1,4 +1,4 @@
-"""Tables loaded through a JSON file (``load.load_into`` with a scratch path) hold exactly the values loaded from
+"""Tables loaded through a JSON file (``database.load_into`` with a scratch path) hold exactly the values loaded from
 Python lists: every type of column, extreme and awkward values included, and no file is left behind."""
 
 from __future__ import annotations
@@ -13,7 +13,8 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from generator.dataset.load import ParsedTable, _columns, load_into, validate
+from generator.dataset.database import _columns, load_into
+from generator.dataset.load import ParsedTable, validate
 from generator.dataset.schema import TABLES
 
 from .conftest import EMBEDDED, TINY

@@ -12,7 +12,8 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from generator.dataset.load import DataError, load_into, load_parquet, validate
+from generator.dataset.database import load_into, load_parquet
+from generator.dataset.load import DataError, validate
 from generator.dataset.schema import TABLES
 from generator.pipeline import tablewise
 from generator.pipeline.build import BuildConfig, build

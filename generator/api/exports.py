@@ -21,7 +21,7 @@ import duckdb
 
 from generator.api.registry import EXPORT_ROUTE
 from generator.dataset import serialize
-from generator.dataset.load import duckdb_type
+from generator.dataset.database import duckdb_type
 from generator.dataset.schema import TABLES, DatasetInfo, Table
 from generator.output.manifest import unit_key
 

@@ -7,7 +7,7 @@ import typing
 from pydantic.fields import FieldInfo
 
 from generator.dataset.cells import leaf_types
-from generator.dataset.load import duckdb_type
+from generator.dataset.database import duckdb_type
 from generator.dataset.schema import IPO_STATUS_DATE, PROVENANCE, TABLES, DatasetInfo, Table
 
 INTRO = """# Data dictionary

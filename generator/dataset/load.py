@@ -1,4 +1,5 @@
-"""Load the canonical dataset: validate every CSV row and every reference, then load the tables into DuckDB.
+"""Read the canonical dataset: validate every CSV row and every reference (``database`` loads the result into
+DuckDB).
 
 Validation happens entirely before anything is loaded or written, and reports every problem it finds (not only
 the first; reading a file stops after ``PROBLEMS_PER_TABLE``), each with file, line, column and reason.
@@ -15,19 +16,14 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import json
-import os
-import typing
-from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import duckdb
 from pydantic import ValidationError
-from pydantic_core import to_json
 
 from generator.dataset.cells import leaf_types
 from generator.dataset.lines import Lines, bad_utf8
-from generator.dataset.schema import RESERVED_SLUGS, TABLE_BY_NAME, TABLES, DatasetInfo, ForeignKey, Table
+from generator.dataset.schema import RESERVED_SLUGS, TABLES, DatasetInfo, ForeignKey, Table
 
 DATASET_INFO_FILE = "dataset.json"
 
@@ -326,77 +322,4 @@ def validate(data_dir: Path) -> tuple[DatasetInfo, dict[str, ParsedTable]]:
     return info, tables
 
 
-def duckdb_type(annotation: object) -> str:
-    leaves = leaf_types(annotation) - {type(None)}
-    (leaf,) = leaves
-    if typing.get_origin(leaf) is list:
-        return "VARCHAR[]"
-    return {int: "BIGINT", float: "DOUBLE", bool: "BOOLEAN", dt.date: "DATE"}.get(leaf, "VARCHAR")  # type: ignore[call-overload]
-
-
-def _columns(table: Table) -> Iterator[tuple[str, str]]:
-    for name, info in table.model.model_fields.items():
-        yield name, duckdb_type(info.annotation)
-
-
-def create_table(con: duckdb.DuckDBPyConnection, table: Table) -> list[str]:
-    """Create one input table (empty) in DuckDB; its column names."""
-    columns = list(_columns(table))
-    con.execute(f"CREATE TABLE {table.name} ({', '.join(f'{c} {t}' for c, t in columns)})")
-    return [c for c, _ in columns]
-
-
-def load_into(
-    con: duckdb.DuckDBPyConnection, tables: dict[str, ParsedTable], scratch: Callable[[str], str] | None = None
-) -> None:
-    """Create one DuckDB table per input table from the validated rows, in the order of the table's key (the
-    order of its parquet export, which a rebuild may load it from instead: ``reload.py``).
-
-    With ``scratch`` (a temporary file's path for a name), each table's rows go to DuckDB as one JSON file that
-    pydantic writes and DuckDB reads (the same values: shortest round-trip floats, ISO dates, escaped text), in
-    half the time of handing it Python lists, which is done without it."""
-    for name, parsed in tables.items():
-        column_names = create_table(con, parsed.table)
-        if not parsed.rows:
-            continue
-        order = ", ".join(parsed.table.key)
-        if scratch is not None:
-            path = scratch(f"rows-{name}.json")
-            with open(path, "wb") as handle:
-                handle.write(to_json(parsed.rows))
-            types = ", ".join(f"'{c}': '{t}'" for c, t in _columns(parsed.table))
-            try:
-                con.execute(f"INSERT INTO {name} SELECT {', '.join(column_names)} FROM read_json($1, "
-                            f"columns={{{types}}}, format='array') ORDER BY {order}", [path])
-            finally:
-                os.remove(path)
-            continue
-        data = [[row[c] for row in parsed.rows] for c in column_names]
-        unnested = ", ".join(f"unnest(${i + 1}) AS {c}" for i, c in enumerate(column_names))
-        con.execute(
-            f"INSERT INTO {name} SELECT * FROM (SELECT {unnested}) ORDER BY {order}", data
-        )
-
-
-def load_parquet(con: duckdb.DuckDBPyConnection, files: dict[str, str]) -> None:
-    """Create input tables from parquet files that hold them as ``load_into`` loads them (table name -> file; a
-    table validated in a worker process, or an earlier build's parquet export of it)."""
-    for name, path in files.items():
-        create_table(con, TABLE_BY_NAME[name])
-        con.execute(f"INSERT INTO {name} SELECT * FROM read_parquet($1)", [path])
-
-
-def save_parquet(con: duckdb.DuckDBPyConnection, name: str, path: str) -> None:
-    """Write one loaded table to a parquet file in its stored (key) order, for ``load_parquet``."""
-    quoted = path.replace("'", "''")
-    con.execute(f"COPY {name} TO '{quoted}' (FORMAT parquet)")
-
-
-def load(data_dir: Path, con: duckdb.DuckDBPyConnection) -> DatasetInfo:
-    """Validate ``data_dir`` and load it into ``con``; raise ``DataError`` if anything is wrong."""
-    info, tables = validate(data_dir)
-    load_into(con, tables)
-    return info
-
-
-__all__ = ["DataError", "Issue", "load", "validate", "read_dataset_info"]
+__all__ = ["DataError", "Issue", "validate", "read_dataset_info"]

@@ -21,7 +21,7 @@ import pydantic
 
 from generator.api import exports, openapi, problems, queries
 from generator.api.registry import DETAIL_ROUTES, DOCUMENT_ROUTES, EXPORT_ROUTE, LIST_ROUTES, example_urls
-from generator.dataset import load, serialize
+from generator.dataset import database, load, serialize
 from generator.dataset.load import DATASET_INFO_FILE
 from generator.dataset.schema import TABLES, DatasetInfo
 from generator.frontdoor.space import QUERY_SPACE_FILE, query_space
@@ -250,7 +250,7 @@ def _build(config: BuildConfig, out: Path, progress: Progress, committed: list[b
             writer.ready({route.path for route in (*LIST_ROUTES, *DETAIL_ROUTES, EXPORT_ROUTE)})
             with fanout.Listings(con, info, writer, pool.executor, progress, parquet) as listings:
                 if checked:  # this process's tables, loaded while the workers load theirs
-                    load.load_parquet(con, parquet)
+                    database.load_parquet(con, parquet)
                 con.execute(queries.read_sql("views"))
                 stage.done("load")
                 if pool.executor is not None:  # the workers render listings and profiles meanwhile

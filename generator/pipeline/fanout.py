@@ -33,7 +33,7 @@ import duckdb
 from generator.api import details, listing, queries
 from generator.api.registry import DETAIL_ROUTES, LIST_ROUTES, ListRoute
 from generator.api.routes import DetailRoute
-from generator.dataset import load
+from generator.dataset import database
 from generator.dataset.schema import TABLES, DatasetInfo
 from generator.output.manifest import Previous, manifest_lines, read_previous, unit_key
 from generator.output.staged import LISTING_UNIT, StagedFiles, WriteStats
@@ -148,7 +148,7 @@ def _database(tables: tuple[tuple[str, str], ...]) -> duckdb.DuckDBPyConnection:
     """A worker's own database: every table from its parquet file (table name, file), and the views."""
     con = duckdb.connect(":memory:", config={"threads": 1})
     con.execute("SET enable_progress_bar = false")
-    load.load_parquet(con, dict(tables))
+    database.load_parquet(con, dict(tables))
     con.execute(queries.read_sql("views"))
     return con
 
@@ -234,7 +234,7 @@ class Listings:
             for table in TABLES:  # a table validated by this process: handed over in a parquet file too
                 if table.name not in files:
                     files[table.name] = self._writer.scratch(f"load-{table.name}.parquet")
-                    load.save_parquet(self._con, table.name, files[table.name])
+                    database.save_parquet(self._con, table.name, files[table.name])
             tables = tuple(sorted(files.items()))
             names = _order(self._writer.previous_manifest)
             self._futures = [self._pool.submit(_render_in_worker, name, tables, self._info) for name in names]

@@ -23,7 +23,7 @@ from pathlib import Path
 import duckdb
 
 from generator.api.registry import EXPORT_ROUTE
-from generator.dataset import load
+from generator.dataset import database, load
 from generator.dataset.load import DataError, Issue, ParsedTable
 from generator.dataset.schema import TABLES, DatasetInfo
 from generator.output.manifest import Previous, unit_key
@@ -69,7 +69,7 @@ def validate_into(
     """Validate ``data_dir`` and load it into ``con`` (an empty database), reading the tables of ``reuse`` (from
     ``reusable``) from their parquet files; raise ``DataError`` listing every problem. Returns the dataset's
     metadata and the parquet file each table was loaded from (none where every table was read afresh).
-    ``scratch``: see ``load.load_into``."""
+    ``scratch``: see ``database.load_into``."""
     if reuse:
         info = _changed_only(con, data_dir, reuse, scratch)
         if info is not None:
@@ -77,7 +77,7 @@ def validate_into(
         for table in TABLES:
             con.execute(f"DROP TABLE IF EXISTS {table.name}")
     info, tables = load.validate(data_dir)
-    load.load_into(con, tables, scratch)
+    database.load_into(con, tables, scratch)
     return info, {}
 
 
@@ -87,14 +87,14 @@ def _changed_only(
     """Load the unchanged tables from parquet and validate the others; None where anything fails."""
     try:
         info = load.read_dataset_info(data_dir)
-        load.load_parquet(con, reuse)
+        database.load_parquet(con, reuse)
     except (DataError, duckdb.Error):
         return None
     issues: list[Issue] = []
     parsed = {t.name: load.read_table(data_dir, t, info.as_of, issues) for t in TABLES if t.name not in reuse}
     if issues or not _references_hold(con, parsed, issues):
         return None
-    load.load_into(con, parsed, scratch)
+    database.load_into(con, parsed, scratch)
     return info
 
 

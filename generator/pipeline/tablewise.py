@@ -24,7 +24,7 @@ from pathlib import Path
 
 import duckdb
 
-from generator.dataset import load
+from generator.dataset import database, load
 from generator.dataset.load import DataError, Issue
 from generator.dataset.schema import TABLE_BY_NAME, TABLES, DatasetInfo, Table
 
@@ -70,8 +70,8 @@ def check_table(data_dir: str, name: str, as_of: dt.date, parquet: str) -> Table
         check.references[fk.column] = {str(row[fk.column]) for row in parsed.rows if row[fk.column] is not None}
     con = _database()
     try:
-        load.load_into(con, {name: parsed}, functools.partial(os.path.join, os.path.dirname(parquet)))
-        load.save_parquet(con, name, parquet)
+        database.load_into(con, {name: parsed}, functools.partial(os.path.join, os.path.dirname(parquet)))
+        database.save_parquet(con, name, parquet)
     finally:
         con.execute(f"DROP TABLE IF EXISTS {name}")
     check.parquet = parquet
@@ -89,7 +89,7 @@ def validate(
     data_dir: Path, pool: Executor, scratch: Callable[[str], str]
 ) -> tuple[DatasetInfo, dict[str, str]] | None:
     """Validate and load every table in the pool's processes (largest file first); return the dataset's metadata
-    and the parquet file of each table (in the scratch space: ``load.load_parquet`` loads them). None, with no
+    and the parquet file of each table (in the scratch space: ``database.load_parquet`` loads them). None, with no
     file left, where any problem was found."""
     try:
         info = load.read_dataset_info(data_dir)
