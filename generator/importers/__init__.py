@@ -1,8 +1,9 @@
 """Importers of public data formats into a canonical folder: ``python -m generator import SOURCE FILES --into DIR``.
 
 One module per format reads its files into facts (``base``); ``merge`` resolves them against the folder's
-records; ``finalize`` fills what no source said and adds reference rows; ``store`` writes the folder back,
-byte-identical when nothing changed. The result is validated like any dataset before a file is replaced.
+records (with ``identity``, ``aliases``, ``investor_book``, ``news`` and ``fold``); ``finalize`` fills what no
+source said and adds reference rows; ``store`` writes the folder back, byte-identical when nothing changed. The
+result is validated like any dataset before a file is replaced.
 
 May import ``generator.dataset`` only.
 """

@@ -37,6 +37,7 @@ from generator.importers.identity import (
     registered_for,
     share_ticker,
 )
+from generator.importers.investor_book import InvestorBook
 from generator.importers.news import NewsMerger
 from generator.importers.report import Report
 from generator.importers.store import COLUMNS, PLACEHOLDER_SOURCE, Store, record_key
@@ -70,9 +71,7 @@ class Merger:
         self.by_name: dict[str, list[str]] = {}
         for key, row in companies.items():
             self.by_name.setdefault(normalise(row["name"]), []).append(key)
-        investors = store.rows["investors"]
-        self.investor_slugs = {r["slug"]: k for k, r in investors.items()}
-        self.investor_names = {normalise(r["name"]): k for k, r in investors.items()}
+        self.investors = InvestorBook(self)
         self.rounds: dict[tuple[str, str], list[str]] = {}
         for key, row in store.rows["funding_rounds"].items():
             self.rounds.setdefault((row["company_id"], row["announced_date"]), []).append(key)
@@ -337,23 +336,6 @@ class Merger:
         self.assign("funding_rounds", key, {"company_id": company, **fact.fields}, source, source.basis)
         return key
 
-    def investor(self, fact: InvestorFact, source: Source) -> str:
-        norm = normalise(fact.name)
-        key = self.investor_names.get(norm)
-        if key is None:
-            slug, base, n = slugify(fact.name) or "investor", slugify(fact.name) or "investor", 1
-            if base.isdigit() or base in self.reserved:
-                slug = base = f"{base}-investor"
-            while slug in self.investor_slugs:
-                n += 1
-                slug = f"{base}-{n}"
-            key = self._new("investors", {"slug": slug, "name": fact.name})
-            self.investor_slugs[slug] = key
-            self.investor_names[norm] = key
-            self.store.claim("investors", key, "name", source.name, source.basis)
-        self.assign("investors", key, fact.fields, source, "estimate", only_empty=True)
-        return key
-
     def investment(self, fact: InvestmentFact, source: Source) -> None:
         company = self.company(fact.company, source)
         if company is None:
@@ -364,7 +346,7 @@ class Merger:
         else:
             round_key = self.funding_round(RoundFact(fact.company, {
                 "stage": "undisclosed", "announced_date": fact.date, "amount_usd": fact.amount}), source) or ""
-        investor = self.investor(fact.investor, source)
+        investor = self.investors.investor(fact.investor, source)
         links = self.store.rows["round_investors"]
         if f"{round_key}|{investor}" not in links:
             self._new("round_investors", {"round_id": round_key, "investor_id": investor, "is_lead": "false"})
@@ -393,7 +375,7 @@ class Merger:
         elif isinstance(fact, InvestmentFact):
             self.investment(fact, source)
         elif isinstance(fact, InvestorFact):
-            self.investor(fact, source)
+            self.investors.investor(fact, source)
         elif isinstance(fact, FilingFact):
             self.filing(fact, source)
         elif isinstance(fact, NewsFact):
