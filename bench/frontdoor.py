@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import statistics
 import subprocess
 import sys
@@ -32,6 +31,7 @@ sys.path.insert(0, str(ROOT))
 
 from generator.cli import main as cli  # noqa: E402
 from generator.frontdoor.resolver import Resolver  # noqa: E402
+from tests.frontdoor_js.sites import cloudflare_site, netlify_site  # noqa: E402
 from tests.frontdoor_js.table import ISSUE, generated  # noqa: E402
 from tests.test_frontdoor import NATURAL, _generated  # noqa: E402
 
@@ -96,26 +96,16 @@ def fetches(dist: Path) -> dict[str, object]:
 def latency(dist: Path) -> dict[str, dict[str, float]]:
     """p50/p99 of the table and of a static file under wrangler pages dev and under Deno, in one run each."""
     _, urls = table(dist)
-    wrangler = ROOT / "tests" / "cloudflare" / "node_modules" / ".bin" / "wrangler"
-    deno = ROOT / "node_modules" / ".bin" / "deno"
     out: dict[str, dict[str, float]] = {}
     with tempfile.TemporaryDirectory() as scratch:
         work = Path(scratch)
-        site = work / "site"
-        shutil.copytree(dist, site / "dist", copy_function=os.link)
-        _run(["cloudflare-worker", "--out", str(site / "dist" / "_worker.js")])
-        _run(["cloudflare-headers", "--out", str(site / "dist" / "_headers")])
-        shutil.copy(ROOT / "netlify.toml", site / "netlify.toml")
-        shutil.copytree(ROOT / "netlify" / "edge-functions", site / "netlify" / "edge-functions")
-        shutil.copytree(ROOT / "generator" / "frontdoor" / "js", site / "generator" / "frontdoor" / "js")
         (work / "urls.json").write_text(json.dumps([u for u in urls if u.startswith("/api/")]), encoding="utf-8")
         (work / "home").mkdir()
-        hosts = {
-            "wrangler": [str(wrangler), "pages", "dev", "dist", "--ip", "127.0.0.1", "--port", "8788"],
-            "deno": [str(deno), "run", "--no-remote", "--allow-net=127.0.0.1", "--allow-read", "--allow-env",
-                     str(ROOT / "tests" / "netlify" / "edge_harness.mjs"), str(site), "8788"],
+        hosts = {  # each its own copy of the build (hard links)
+            "wrangler": (work / "cloudflare", cloudflare_site(dist, work / "cloudflare", "8788", os.link)),
+            "deno": (work / "netlify", netlify_site(dist, work / "netlify", "8788", os.link)),
         }
-        for name, command in hosts.items():
+        for name, (site, command) in hosts.items():
             result = work / f"{name}.json"
             env = {**os.environ, "HOME": str(work / "home"), "DENO_NO_UPDATE_CHECK": "1"}
             subprocess.run(["unshare", "-n", "-r", sys.executable, str(ROOT / "tests" / "frontdoor_js" /

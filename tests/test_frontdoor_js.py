@@ -20,12 +20,11 @@ from click.testing import CliRunner
 from generator.api.rewrites import HEADERS
 from generator.cli import main
 from generator.frontdoor.resolver import Resolver
+from tests.frontdoor_js.sites import DENO, WRANGLER, cloudflare_site, netlify_site
 from tests.frontdoor_js.table import ISSUE, generated
 
 ROOT = Path(__file__).resolve().parent.parent
 JS = ROOT / "tests" / "frontdoor_js"
-WRANGLER = ROOT / "tests" / "cloudflare" / "node_modules" / ".bin" / "wrangler"
-DENO = ROOT / "node_modules" / ".bin" / "deno"
 NODE = shutil.which("node") or "node"
 
 
@@ -171,12 +170,7 @@ def test_cloudflare_worker_under_wrangler_pages_dev(tmp_path: Path, embedded_bui
     _need(WRANGLER)
     _namespace()
     site = tmp_path / "site"
-    shutil.copytree(embedded_build, site / "dist")
-    runner = CliRunner()
-    assert runner.invoke(main, ["cloudflare-worker", "--out", str(site / "dist" / "_worker.js")]).exit_code == 0
-    assert runner.invoke(main, ["cloudflare-headers", "--out", str(site / "dist" / "_headers")]).exit_code == 0
-    result = _http_table(tmp_path, site, urls, [str(WRANGLER), "pages", "dev", "dist", "--ip", "127.0.0.1",
-                                                "--port", "8788"], "8788")
+    result = _http_table(tmp_path, site, urls, cloudflare_site(embedded_build, site, "8788"), "8788")
     _check_host(result, python_answers)
 
 
@@ -203,14 +197,7 @@ def test_netlify_edge_function_under_deno(tmp_path: Path, embedded_build: Path, 
     _need(DENO)
     _namespace()
     site = tmp_path / "site"
-    shutil.copytree(embedded_build, site / "dist")
-    shutil.copy(ROOT / "netlify.toml", site / "netlify.toml")
-    shutil.copytree(ROOT / "netlify" / "edge-functions", site / "netlify" / "edge-functions")
-    shutil.copytree(ROOT / "generator" / "frontdoor" / "js", site / "generator" / "frontdoor" / "js")
-    os.environ.setdefault("DENO_NO_UPDATE_CHECK", "1")
-    command = [str(DENO), "run", "--no-remote", "--allow-net=127.0.0.1", "--allow-read", "--allow-env",
-               str(ROOT / "tests" / "netlify" / "edge_harness.mjs"), str(site), "8899"]
-    result = _http_table(tmp_path, site, urls, command, "8899")
+    result = _http_table(tmp_path, site, urls, netlify_site(embedded_build, site, "8899"), "8899")
     # the declared path is /*: a path in other case (/API/Companies/STRIPE) is the function's too
     _check_host(result, python_answers)
 

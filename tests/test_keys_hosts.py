@@ -9,17 +9,14 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
-from click.testing import CliRunner
-
 from generator.api.access import DIGESTS_VARIABLE
-from generator.cli import main
 from tests import keys_table
-from tests.test_frontdoor_js import DENO, JS, ROOT, WRANGLER, _namespace, _need
+from tests.frontdoor_js.sites import DENO, WRANGLER, cloudflare_site, netlify_site
+from tests.test_frontdoor_js import JS, _namespace, _need
 
 
 def _run(out: Path, site: Path, asked: dict, command: list[str], port: str, environment: dict[str, str]) -> dict:
@@ -57,23 +54,11 @@ def test_keys_on_the_netlify_edge_function_under_deno(tmp_path: Path, embedded_b
     _need(DENO)
     _namespace()
     site = tmp_path / "site"
-    shutil.copytree(embedded_build, site / "dist")
-    shutil.copy(ROOT / "netlify.toml", site / "netlify.toml")
-    shutil.copytree(ROOT / "netlify" / "edge-functions", site / "netlify" / "edge-functions")
-    shutil.copytree(ROOT / "generator" / "frontdoor" / "js", site / "generator" / "frontdoor" / "js")
-    os.environ.setdefault("DENO_NO_UPDATE_CHECK", "1")
-    command = [str(DENO), "run", "--no-remote", "--allow-net=127.0.0.1", "--allow-read", "--allow-env",
-               str(ROOT / "tests" / "netlify" / "edge_harness.mjs"), str(site), "8898"]
-    _twice(tmp_path, embedded_build, site, command, "8898", None)
+    _twice(tmp_path, embedded_build, site, netlify_site(embedded_build, site, "8898"), "8898", None)
 
 
 def test_keys_on_the_cloudflare_worker_under_wrangler_pages_dev(tmp_path: Path, embedded_build: Path) -> None:
     _need(WRANGLER)
     _namespace()
     site = tmp_path / "site"
-    shutil.copytree(embedded_build, site / "dist")
-    runner = CliRunner()
-    assert runner.invoke(main, ["cloudflare-worker", "--out", str(site / "dist" / "_worker.js")]).exit_code == 0
-    assert runner.invoke(main, ["cloudflare-headers", "--out", str(site / "dist" / "_headers")]).exit_code == 0
-    command = [str(WRANGLER), "pages", "dev", "dist", "--ip", "127.0.0.1", "--port", "8787"]
-    _twice(tmp_path, embedded_build, site, command, "8787", site / ".dev.vars")
+    _twice(tmp_path, embedded_build, site, cloudflare_site(embedded_build, site, "8787"), "8787", site / ".dev.vars")
