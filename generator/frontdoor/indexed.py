@@ -104,8 +104,8 @@ def from_index(listing: Listing, values: dict[str, object], sort: str, page: int
         return None
     mask = _all([_mask(index["filters"][n], filters[n], v) for n, v in values.items()], rows)
 
-    def order(name: str) -> list[int]:
-        return list(range(rows)) if name == index["order"] else index["orders"][name]
+    def order(name: str) -> range | list[int]:
+        return range(rows) if name == index["order"] else index["orders"][name]
 
     matches = [i for i in order(sort) if mask[i]]
     total, pages = len(matches), -(-len(matches) // per_page)

@@ -612,7 +612,8 @@ async function fromIndex(listing, values, sort, page) {
   const rows = index.rows, perPage = route.per_page;
   if ([...values.keys()].some((name) => !Object.hasOwn(index.filters, name))) return null;
   const mask = allOf([...values].map(([n, v]) => indexMask(index.filters[n], filters[n], v)), rows);
-  const order = (name) => name === index.order ? [...Array(rows).keys()] : index.orders[name];
+  const numbered = Array.from({length: rows}, (_, i) => i); // the default order, made once
+  const order = (name) => name === index.order ? numbered : index.orders[name];
   const matches = order(sort).filter((i) => mask[i]);
   const total = matches.length, pages = Math.ceil(total / perPage), last = Math.max(pages, 1);
   if (page > last) return notFound(`${route.path}: page ${page} is past the last page (${last})`);
