@@ -5,6 +5,7 @@ from __future__ import annotations
 from click.testing import CliRunner
 
 from generator.api.registry import ROUTES
+from generator.api.semantics import FRONT_DOOR_RULES
 from generator.cli import main
 from generator.dataset.dictionary import data_dictionary
 from generator.dataset.schema import TABLES
@@ -39,3 +40,14 @@ def test_check_commands_pass_on_the_committed_files() -> None:
         path = ROOT / ("data/README.md" if command == "data-dictionary" else "netlify.toml")
         result = runner.invoke(main, [command, "--check", "--path", str(path)])
         assert result.exit_code == 0, result.output
+
+
+def test_readme_states_the_front_doors_rules_as_the_site_does() -> None:
+    """The landing page and the OpenAPI document render ``generator.api.semantics``; the README says the same
+    (each rule named, with its examples)."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("### The front door"):readme.index("#### Which host gives which")]
+    for rule in FRONT_DOOR_RULES:
+        assert f"**{rule.label}" in section, rule.label
+        for example in rule.examples:
+            assert f"`{example}`" in section, (rule.label, example)

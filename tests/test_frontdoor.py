@@ -43,13 +43,19 @@ NATURAL = [
     "/api/investors?type=vc&country=us&sort=name", "/api/offerings?kind=tender&sort=-amount&year=2024",
     "/api/calendar?month=2031-01", "/api/companies?sector=e-commerce&",
     "/api/companies?utm_source=news&sector=fintech",
+    # values without their separators, initials of a sector's name, other country names and codes
+    "/api/companies?country=UK&sector=AI", "/api/companies?country=U.K.", "/api/companies?sector=ecommerce",
+    "/api/pre-ipos?sector=HealthTech&stage=seriesE", "/api/funding?stage=SeriesA&sort=-date",
+    "/api/calendar?type=Lock-up%20expiry&when=past", "/api/filings?form=S1", "/api/filings?form=424%20B4",
+    "/api/companies?country=UAE", "/api/ipos?exchange=xnas&year=2021",
 ]
 BAD = {  # query -> the parameters the 400 problem must name
     "/api/companies?minvaluation=1000000000": ["minvaluation"], "/api/companies?min_valuation=1": ["min_valuation"],
     "/api/companies?Sector=fintech": ["Sector"], "/api/companies?page=0": ["page"], "/api/companies?page=abc": ["page"],
     "/api/companies?sector=nowhere": ["sector"], "/api/companies?minValuation=-5": ["minValuation"],
     "/api/companies?sector=fintech&sector=biotech": ["sector"], "/api/ipos?sort=name": ["sort"],
-    "/api/companies?limit=10&sector=fintech": ["limit"],
+    "/api/companies?limit=10&sector=fintech": ["limit"], "/api/calendar?type=lockup": ["type"],
+    "/api/companies?sector=me": ["sector"], "/api/companies?country=sk": ["country"],
 }
 
 
@@ -92,10 +98,10 @@ def _oracle(con: duckdb.DuckDBPyConnection, info: object, url: str) -> tuple[lis
             values += [*words, "".join(words)]
         elif flt.multi:
             where.append(f"list_contains({column}, ?)")
-            values.append(_canonical(con, name, value))
+            values.append(_canonical(con, name, value, column, flt.multi))
         else:
             where.append(f"{column} = ?")
-            values.append(_canonical(con, name, value))
+            values.append(_canonical(con, name, value, column, flt.multi))
     sort = params.get("sort", route.default_sort)
     page = int(params.get("page", "1"))
     condition = " AND ".join(where) or "TRUE"
@@ -105,18 +111,30 @@ def _oracle(con: duckdb.DuckDBPyConnection, info: object, url: str) -> tuple[lis
     return [k for (k,) in keys], total
 
 
-def _canonical(con: duckdb.DuckDBPyConnection, name: str, value: str) -> str:
-    """A value as written -> the slug, by the dataset's own tables (names, ISO codes)."""
+def _canonical(con: duckdb.DuckDBPyConnection, name: str, value: str, column: str, multi: bool) -> str:
+    """A value as written -> the slug, by the dataset's own tables (names, ISO codes) and the route's own values:
+    as folded, else without separators, else (sectors) the initials of a name that joins nothing."""
     folded = slugify(value)
+    compact = folded.replace("-", "")
     lookups = {"sector": "SELECT slug, name FROM sectors", "country": "SELECT code, name FROM countries",
-               "exchange": "SELECT slug, name FROM exchanges"}
+               "exchange": "SELECT slug, name, mic FROM exchanges"}
     if name in lookups:
-        for slug, display in con.execute(lookups[name]).fetchall():
-            if folded in (slug, slugify(display)):
+        rows = con.execute(lookups[name]).fetchall()
+        for slug, display, *code in rows:
+            if folded in (slug, slugify(display), *(slugify(c) for c in code if c)):
                 return slug
-        if name == "country" and folded == "usa":
-            return "us"
-    return folded
+        for slug, display, *_ in rows:
+            words = slugify(display).split("-")
+            initials = "".join(w[0] for w in words) if name == "sector" and "&" not in display and len(words) > 1 \
+                else ""
+            if compact in (slug.replace("-", ""), slugify(display).replace("-", ""), initials):
+                return slug
+        if name == "country":
+            return {"usa": "us", "uk": "gb", "uae": "ae"}.get(compact, folded)
+        return folded
+    found = con.execute(f"SELECT DISTINCT {'unnest(' + column + ')' if multi else column} FROM oracle").fetchall()
+    known = [str(v) for (v,) in found if v is not None]
+    return folded if folded in known else next((v for v in known if v.replace("-", "") == compact), folded)
 
 
 def _row_key(route: ListRoute, row: dict) -> object:

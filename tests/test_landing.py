@@ -285,6 +285,11 @@ def test_every_problem_type_has_its_anchor(landing: Landing) -> None:
     expected = problem_ids() | {f"problem-{r.name}-filter-combination" for r in LIST_ROUTES if r.incompatible_sets()}
     assert "problem-not-found" in expected
     assert expected <= set(ids), expected - set(ids)
+    # the front door's 400 problems point to their documentation on this page too
+    from generator.frontdoor.common import problem
+
+    answered = json.loads(problem(400, "Invalid query", "x").body)["type"]
+    assert answered.partition("#")[2] in ids, answered
 
 
 def test_no_external_resources(landing: Landing) -> None:

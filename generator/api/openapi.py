@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from generator.api import access, responses
+from generator.api import access, responses, semantics
 from generator.api.openapi_schemas import SchemaRegistry, resolve_nullable_refs
 from generator.api.registry import (
     EXPORT_DATASET,
@@ -341,6 +341,7 @@ def document(info: DatasetInfo, domains: dict[str, dict[str, list[str]]]) -> dic
                 "/api/companies/stripe.json) work on any static host, and every URL inside a body is one of them. "
                 "Money is whole US dollars (`*_usd`), per-share prices US cents (`*_cents`), ratios are decimals, "
                 f"dates ISO 8601 (YYYY-MM-DD), months YYYY-MM. Data as of {info.as_of.isoformat()}.\n\n"
+                f"{semantics.markdown()}\n\n"
                 "Keys: a site may ask for an API key (`Authorization: Bearer KEY` or `X-API-Key: KEY`) on every "
                 "path but this document and the problem documents; without a valid one it answers 401. "
                 "Development servers and hosts that only serve files ask for none.\n\n"

@@ -37,9 +37,19 @@ TOO_MANY_REQUESTS = problem(
     "`Retry-After` gives, then send the request again.",
 )
 
+INVALID_QUERY_FILE = "/api/errors/invalid-query.json"
+INVALID_QUERY = problem(
+    "invalid-query", "Invalid query", 400,
+    "The query front door could not take a parameter of this request: a name the route does not declare (a case "
+    "variant such as `Sector`, an alias such as `min_valuation`, an unknown name), a parameter given twice, or a "
+    "value outside its domain. The answer's `invalid-params` lists each one, `[{\"name\": ..., \"reason\": ...}]`, "
+    "with the right spelling or the values it takes. Hosts without the front door answer 404 instead.",
+)
+
 
 def problem_files() -> Iterator[tuple[str, bytes]]:
     yield NOT_FOUND_FILE, NOT_FOUND
+    yield INVALID_QUERY_FILE, INVALID_QUERY
     yield UNAUTHORIZED_FILE, UNAUTHORIZED
     yield TOO_MANY_REQUESTS_FILE, TOO_MANY_REQUESTS
     yield SITE_404_FILE, NOT_FOUND

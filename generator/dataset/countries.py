@@ -91,3 +91,12 @@ for _line in _COUNTRY_TABLE.strip().splitlines():
     _name, _region = _rest.split("|")
     COUNTRIES[_code] = (_name, _region)
     ALPHA3[_alpha3] = _code
+COUNTRY_ALIASES = {
+    "usa": "us", "united states of america": "us", "uk": "gb", "england": "gb", "great britain": "gb",
+    "britain": "gb", "uae": "ae", "korea, republic of": "kr", "republic of korea": "kr", "korea": "kr",
+    "south korea": "kr", "czechia": "cz", "hong kong sar": "hk", "macao": "mo", "russian federation": "ru",
+    "viet nam": "vn", "the netherlands": "nl", "holland": "nl", "the bahamas": "bs",
+    "virgin islands, british": "vg", "turkiye": "tr", "taiwan, province of china": "tw",
+}
+"""Other names and codes in common use (lowercase) -> alpha-2: what sources write and people type (``UK`` is
+reserved by ISO 3166 for the United Kingdom, not assigned)."""

@@ -16,8 +16,11 @@ PROBLEM = "application/problem+json; charset=utf-8"
 NUMBER = re.compile(r"-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?")
 PAGE = re.compile(r"[1-9][0-9]{0,8}")
 ALIASES = {"query": "q", "search": "q", "text": "q", "order": "sort", "orderby": "sort", "sortby": "sort",
-           "p": "page", "offset": "page", "limit": "page", "perpage": "page", "pagesize": "page"}
+           "p": "page", "pagenumber": "page", "offset": "page", "limit": "page", "perpage": "page",
+           "pagesize": "page", "size": "page", "count": "page"}
 """Names people write for a declared parameter (compared with case and punctuation folded)."""
+PAGE_SIZE = ("offset", "limit", "perpage", "pagesize", "size", "count")
+"""Of those, the names of a page size or an offset: pages have a fixed size, so the hint says how to page."""
 
 
 @dataclass
@@ -81,6 +84,8 @@ def check_names(params: dict[str, list[str]], declared: list[str], where: str) -
             alias = ALIASES.get(folded)
             meant = by_fold.get(folded) or (alias if alias in declared else None)
             hint = f"did you mean `{meant}`?" if meant else f"{where} takes {', '.join(f'`{d}`' for d in declared)}"
+            if meant == "page" and folded in PAGE_SIZE:
+                hint = "pages have a fixed size (`meta.per_page`): page through with `page` (1, 2, ...)"
             wrong.append({"name": name, "reason": f"unknown parameter: {hint}" if declared else
                           f"unknown parameter: {where} takes no parameters"})
         elif len(values) > 1:

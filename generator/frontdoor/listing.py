@@ -45,6 +45,22 @@ def text_matches(query: list[str], row: Row, fields: list[str], prefix: bool) ->
     return all(hit(w) for w in query) or hit("".join(query))
 
 
+LISTED_MAX = 25
+"""A filter with at most this many values lists them all in the problem of an unknown value."""
+
+
+def unknown_hint(flt: dict, folded: str, where: str) -> str:
+    """What a 400 for an unknown value says: the values it may have meant (those its separator-free spelling
+    starts), every value when there are few, and where they are all listed."""
+    canonical = sorted(set(flt.get("values", {}).values()))
+    compact = folded.replace("-", "")
+    meant = [v for v in canonical if compact and v.replace("-", "").startswith(compact)]
+    hint = f"did you mean {' or '.join(f'`{v}`' for v in meant)}? " if 0 < len(meant) <= 3 else ""
+    if 0 < len(canonical) <= LISTED_MAX:
+        return f"{hint}one of {', '.join(canonical)}; {where}"
+    return hint + where
+
+
 class Listing:
     def __init__(self, fetch: Fetch, route: dict, params: dict[str, str], meta: dict[str, object]) -> None:
         """``meta``: what every listing's ``meta`` carries whatever the query (``as_of``, ``disclaimer``)."""
@@ -83,9 +99,11 @@ class Listing:
                 return folded
         elif folded in flt["values"]:
             return flt["values"][folded]
+        elif folded.replace("-", "") in flt["values"]:  # separators dropped: "ecommerce", "seriesA", "U.K."
+            return flt["values"][folded.replace("-", "")]
         elif "pattern" in flt and re.fullmatch(flt["pattern"], folded):
             return folded
-        raise Invalid([{"name": name, "reason": f"unknown value {raw!r}: {where}"}],
+        raise Invalid([{"name": name, "reason": f"unknown value {raw!r}: {unknown_hint(flt, folded, where)}"}],
                       f"`{name}`: unknown value {raw!r}")
 
     def _parse(self) -> tuple[dict[str, object], str, int]:

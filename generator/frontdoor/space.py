@@ -29,7 +29,7 @@ from generator.api.registry import (
     Filter,
     ListRoute,
 )
-from generator.dataset.countries import ALPHA3, COUNTRIES
+from generator.dataset.countries import ALPHA3, COUNTRIES, COUNTRY_ALIASES
 from generator.dataset.schema import TABLES, DatasetInfo
 
 QUERY_SPACE_FILE = "/api/query-space.json"
@@ -63,6 +63,7 @@ def _other_names(con: duckdb.DuckDBPyConnection) -> dict[str, dict[str, list[str
     countries = _names(con, "SELECT code, name FROM countries ORDER BY code")
     for code, found in countries.items():
         found += [n for n in (alpha3.get(code), COUNTRIES.get(code, ("",))[0]) if n]
+        found += sorted(name for name, known in COUNTRY_ALIASES.items() if known == code)
     return {
         "sector": _names(con, "SELECT slug, name FROM sectors ORDER BY slug"),
         "country": countries,
@@ -70,13 +71,35 @@ def _other_names(con: duckdb.DuckDBPyConnection) -> dict[str, dict[str, list[str
     }
 
 
-def _aliases(values: list[str], names: dict[str, list[str]]) -> dict[str, str]:
-    """Folded spelling -> value, for every value and each of its names and codes; a spelling that would name two
-    values is left out (ambiguous)."""
-    found: dict[str, set[str]] = {}
+def _initials(name: str) -> str:
+    """The initials of a name of several words (``"Artificial Intelligence" -> "ai"``), else ''; not of a name
+    that joins two things (``"Media & Entertainment"``: its initials abbreviate neither)."""
+    found = [w for w in slugify(name).split("-") if w]
+    joined = "&" in name or "and" in found
+    return "".join(w[0] for w in found) if len(found) > 1 and not joined else ""
+
+
+INITIALS = ("sector",)
+"""Filters whose names of several words are also taken by their initials (``AI``): sectors. Not exchanges
+(``ASE``, ``SET`` name other exchanges) nor countries (initials collide with ISO codes: South Korea is not SK)."""
+
+
+def _aliases(values: list[str], names: dict[str, list[str]], initials: bool = False) -> dict[str, str]:
+    """Folded spelling -> value, for every value and each of its names and codes; then, where no such spelling
+    is the same, each of those without its separators (``"ecommerce"``, ``"seriesa"``, ``"s1"``) and, with
+    ``initials``, the initials of a name of several words (``"ai"``). A spelling that would name two values is
+    left out (ambiguous). The resolvers look a value up as folded, then without its separators."""
+    exact: dict[str, set[str]] = {}
+    loose: dict[str, set[str]] = {}
     for value in values:
-        for spelling in [value, *names.get(value, [])]:
-            found.setdefault(slugify(spelling), set()).add(value)
+        spellings = [value, *names.get(value, [])]
+        for spelling in spellings:
+            exact.setdefault(slugify(spelling), set()).add(value)
+        for spelling in spellings:
+            short = _initials(spelling) if initials and spelling != value else ""
+            for derived in (slugify(spelling).replace("-", ""), short):
+                loose.setdefault(derived, set()).add(value)
+    found = {**{k: v for k, v in loose.items() if k not in exact}, **exact}
     return {alias: next(iter(v)) for alias, v in sorted(found.items()) if len(v) == 1 and alias}
 
 
@@ -113,7 +136,7 @@ def _filter(route: ListRoute, flt: Filter, values: list[str], names: dict[str, l
         entry["exists"] = OPEN_DOMAINS[flt.name]
     else:
         declared = [str(v) for v in flt.domain] if isinstance(flt.domain, tuple) else []
-        entry["values"] = _aliases(sorted({*values, *declared, *names}), names)
+        entry["values"] = _aliases(sorted({*values, *declared, *names}), names, flt.name in INITIALS)
         if flt.name in PATTERNS:  # a well-formed value without rows is an empty answer, not an unknown one
             entry["pattern"] = PATTERNS[flt.name]
     return entry

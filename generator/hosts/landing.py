@@ -19,7 +19,7 @@ from urllib.parse import parse_qsl, urlsplit
 
 from pydantic import BaseModel
 
-from generator.api import problems
+from generator.api import problems, semantics
 from generator.api.registry import (
     FACET_LIMIT,
     PAGE_PARAM,
@@ -329,6 +329,9 @@ def context(info: DatasetInfo, examples: Mapping[str, Sequence[str]]) -> dict[st
         "sort_param": SORT_PARAM,
         "facet_limit": FACET_LIMIT,
         "page_param": PAGE_PARAM,
+        "front_door": [(rule.label, segments(rule.text)) for rule in semantics.FRONT_DOOR_RULES],
+        "front_door_where": segments(semantics.WHERE),
+        "rewrite_only": segments(semantics.REWRITE_ONLY),
     }
 
 

@@ -11,7 +11,7 @@ alpha-3 codes, and exchange names as the SEC and the Nasdaq calendar write them.
 
 from __future__ import annotations
 
-from generator.importers.reference import ALPHA3, COUNTRIES
+from generator.importers.reference import ALPHA3, COUNTRIES, COUNTRY_ALIASES
 
 YAHOO_SECTORS = {
     "basic materials": "materials", "communication services": "media-entertainment",
@@ -96,12 +96,6 @@ SIC_RANGES: tuple[tuple[int, int, str], ...] = (
 )
 """SIC code ranges -> slug; the narrowest range containing the code wins (EDGAR company records carry SIC)."""
 
-COUNTRY_ALIASES = {
-    "usa": "us", "united states of america": "us", "uk": "gb", "england": "gb", "korea, republic of": "kr",
-    "republic of korea": "kr", "korea": "kr", "czechia": "cz", "hong kong sar": "hk", "macao": "mo",
-    "russian federation": "ru", "viet nam": "vn", "the netherlands": "nl", "the bahamas": "bs",
-    "virgin islands, british": "vg", "turkiye": "tr", "taiwan, province of china": "tw",
-}
 _COUNTRY_NAMES = {name.lower(): code for code, (name, _) in COUNTRIES.items() if code != "xx"}
 
 EXCHANGES = {

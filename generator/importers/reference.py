@@ -8,7 +8,7 @@ did not say, or said something the mapping table does not know"; the import repo
 
 from __future__ import annotations
 
-from generator.dataset.countries import ALPHA3, COUNTRIES  # noqa: F401  (re-exported: the ISO table is the dataset's)
+from generator.dataset.countries import ALPHA3, COUNTRIES, COUNTRY_ALIASES  # noqa: F401  (re-exported: the ISO table is the dataset's)
 
 SECTORS: dict[str, tuple[str, str]] = {
     'artificial-intelligence': (

@@ -33,6 +33,11 @@ ISSUE = [
     "/api/pre-ipos?q=open%20ai&sort=name", "/api/companies?sector=Fin%E0%A4%BEtech",  # a spacing mark (Mc)
     "/api/export?format=jsonl&table=companies", "/api/export?format=NDJSON&table=news", "/api/export?format=ndjson",
     "/api/export?format=ndjson&table=dataset",
+    # values without separators, a sector's initials, other country names; the hints of a 400
+    "/api/companies?country=UK&sector=AI", "/api/companies?country=U.K.", "/api/companies?sector=ecommerce",
+    "/api/funding?stage=SeriesA&sort=-date", "/api/calendar?type=Lock-up%20expiry&when=past",
+    "/api/filings?form=S1", "/api/calendar?type=lockup", "/api/companies?sector=consumer", "/api/companies?status=ipo",
+    "/api/companies?per_page=10", "/api/companies?pageNumber=2", "/api/companies?sector=me",
 ]
 
 

@@ -14,7 +14,10 @@ export const PROBLEM = "application/problem+json; charset=utf-8";
 const NUMBER = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$/;
 const PAGE = /^[1-9][0-9]{0,8}$/;
 const ALIASES = {query: "q", search: "q", text: "q", order: "sort", orderby: "sort", sortby: "sort",
-  p: "page", offset: "page", limit: "page", perpage: "page", pagesize: "page"};
+  p: "page", pagenumber: "page", offset: "page", limit: "page", perpage: "page", pagesize: "page", size: "page",
+  count: "page"};
+const PAGE_SIZE = ["offset", "limit", "perpage", "pagesize", "size", "count"];
+const LISTED_MAX = 25; // a filter with at most this many values lists them all in the problem of an unknown value
 const TEXT_MAX = 200; // longest `q` (characters): the OpenAPI document's maxLength
 const MAX_BOUND = 2 ** 53; // above every valuation (the dataset's integers are at most 2^53 - 1)
 
@@ -239,7 +242,10 @@ function checkNames(params, declared, where) {
     if (!declared.includes(name)) {
       const alias = Object.hasOwn(ALIASES, foldName(name)) ? ALIASES[foldName(name)] : undefined;
       const meant = byFold.get(foldName(name)) || (declared.includes(alias) ? alias : null);
-      const hint = meant ? `did you mean \`${meant}\`?` : `${where} takes ${declared.map((d) => `\`${d}\``).join(", ")}`;
+      let hint = meant ? `did you mean \`${meant}\`?` : `${where} takes ${declared.map((d) => `\`${d}\``).join(", ")}`;
+      if (meant === "page" && PAGE_SIZE.includes(foldName(name))) {
+        hint = "pages have a fixed size (`meta.per_page`): page through with `page` (1, 2, ...)";
+      }
       wrong.push({name, reason: declared.length ? `unknown parameter: ${hint}`
         : `unknown parameter: ${where} takes no parameters`});
     } else if (values.length > 1) {
@@ -255,6 +261,15 @@ function checkNames(params, declared, where) {
 const words = (text) => slugify(text).split("-").filter((w) => w);
 
 // listing.py ------------------------------------------------------------------------------------------------
+function unknownHint(flt, folded, where) {
+  const canonical = [...new Set(Object.values(flt.values || {}))].sort(cmpStr);
+  const compact = folded.replaceAll("-", "");
+  const meant = canonical.filter((v) => compact && v.replaceAll("-", "").startsWith(compact));
+  const hint = meant.length > 0 && meant.length <= 3 ? `did you mean ${meant.map((v) => `\`${v}\``).join(" or ")}? ` : "";
+  if (canonical.length > 0 && canonical.length <= LISTED_MAX) return `${hint}one of ${canonical.join(", ")}; ${where}`;
+  return hint + where;
+}
+
 function get(row, dotted) {
   let value = row;
   for (const part of dotted.split(".")) {
@@ -329,10 +344,13 @@ class Listing {
       if (folded && (await this.fetch(flt.exists.replaceAll("{value}", folded))) !== null) return folded;
     } else if (Object.hasOwn(flt.values, folded)) {
       return flt.values[folded];
+    } else if (Object.hasOwn(flt.values, folded.replaceAll("-", ""))) { // separators dropped: "ecommerce", "U.K."
+      return flt.values[folded.replaceAll("-", "")];
     } else if ("pattern" in flt && new RegExp(`^(?:${flt.pattern})$`).test(folded)) {
       return folded;
     }
-    throw new Invalid([{name, reason: `unknown value ${repr(raw)}: ${where}`}], `\`${name}\`: unknown value ${repr(raw)}`);
+    throw new Invalid([{name, reason: `unknown value ${repr(raw)}: ${unknownHint(flt, folded, where)}`}],
+      `\`${name}\`: unknown value ${repr(raw)}`);
   }
 
   async parse() {
