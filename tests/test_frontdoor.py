@@ -18,6 +18,7 @@ from generator.api.listing import _order_by
 from generator.api.queries import read_sql, sql_params
 from generator.api.registry import LIST_ROUTES, ListRoute
 from generator.frontdoor.client import Client
+from generator.frontdoor.common import query_words
 from generator.frontdoor.resolver import Resolver
 from generator.frontdoor.space import QUERY_SPACE_FILE, slugify
 
@@ -48,6 +49,9 @@ NATURAL = [
     "/api/pre-ipos?sector=HealthTech&stage=seriesE", "/api/funding?stage=SeriesA&sort=-date",
     "/api/calendar?type=Lock-up%20expiry&when=past", "/api/filings?form=S1", "/api/filings?form=424%20B4",
     "/api/companies?country=UAE", "/api/ipos?exchange=xnas&year=2021",
+    # legal forms beside a name's words: dropped; alone: words like any other
+    "/api/companies?q=Stripe%20Inc.", "/api/companies?q=the%20trade%20desk", "/api/companies?q=group",
+    "/api/search?q=nvidia%20corp", "/api/pre-ipos?q=SpaceX%20Corp&sort=name",
 ]
 BAD = {  # query -> the parameters the 400 problem must name
     "/api/companies?minvaluation=1000000000": ["minvaluation"], "/api/companies?min_valuation=1": ["min_valuation"],
@@ -88,7 +92,7 @@ def _oracle(con: duckdb.DuckDBPyConnection, info: object, url: str) -> tuple[lis
             where.append("year = ?")
             values.append(int(value))
         elif flt.kind == "text":
-            words = [w for w in slugify(value).split("-") if w]
+            words = query_words(value)  # the documented rule: legal-form words dropped beside others
             terms = f"regexp_split_to_array(lower(strip_accents(coalesce({column}, ''))), '[^a-z0-9]+')"
             if flt.prefixes:
                 hit = f"list_bool_or(list_transform({terms}, lambda x: starts_with(x, ?)))"

@@ -39,9 +39,9 @@ FRONT_DOOR_RULES = (
          ()),
     Rule("Text", "`q` on `/api/companies` and `/api/pre-ipos` is one or several words in any case, each a whole "
          "word of the name, the ticker or a former name or ticker (glued together they may match one word: "
-         "`q=open ai` finds OpenAI); `/api/search` takes any prefix of any length of a word, several words, with "
-         "`type`.",
-         ("q=open ai",)),
+         "`q=open ai` finds OpenAI); words of a legal form beside them are dropped (`q=Stripe Inc.` finds "
+         "Stripe). `/api/search` takes any prefix of any length of a word, several words, with `type`.",
+         ("q=open ai", "q=Stripe Inc.")),
     Rule("Empty results", "A valid query without rows answers `200` with an empty `data` and `meta.total: 0`; "
          "`404` is for what does not exist (an unknown profile, a page past the last).",
          ("meta.total: 0",)),

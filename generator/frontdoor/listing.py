@@ -11,7 +11,7 @@ import re
 from decimal import ROUND_CEILING, Decimal
 from urllib.parse import quote
 
-from generator.frontdoor.common import JSON, NUMBER, PAGE, Answer, Fetch, Invalid, _dumps, not_found, words
+from generator.frontdoor.common import JSON, NUMBER, PAGE, Answer, Fetch, Invalid, _dumps, not_found, query_words, words
 from generator.frontdoor.indexed import from_index
 from generator.frontdoor.space import slugify
 
@@ -84,7 +84,7 @@ class Listing:
         if kind == "text":
             if len(raw) > TEXT_MAX:
                 raise Invalid([{"name": name, "reason": f"at most {TEXT_MAX} characters"}], f"`{name}` is too long")
-            found = words(raw)
+            found = query_words(raw)
             if not found:
                 raise Invalid([{"name": name, "reason": "no letters or digits"}], f"`{name}`: {raw!r} has no word")
             return found

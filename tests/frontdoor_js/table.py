@@ -38,6 +38,7 @@ ISSUE = [
     "/api/funding?stage=SeriesA&sort=-date", "/api/calendar?type=Lock-up%20expiry&when=past",
     "/api/filings?form=S1", "/api/calendar?type=lockup", "/api/companies?sector=consumer", "/api/companies?status=ipo",
     "/api/companies?per_page=10", "/api/companies?pageNumber=2", "/api/companies?sector=me",
+    "/api/companies?q=Stripe%20Inc.", "/api/companies?q=group", "/api/search?q=nvidia%20corp&type=company",
 ]
 
 

@@ -259,6 +259,15 @@ function checkNames(params, declared, where) {
 }
 
 const words = (text) => slugify(text).split("-").filter((w) => w);
+// words of a legal form (and "the") a text query may carry without the name having them; see common.LEGAL_FORMS
+const LEGAL_FORMS = new Set(["ab", "ag", "as", "asa", "bv", "co", "corp", "corporation", "gmbh", "group", "holding",
+  "holdings", "inc", "incorporated", "kk", "limited", "llc", "llp", "lp", "ltd", "nv", "oyj", "plc", "pte", "pty",
+  "sa", "se", "spa", "the"]);
+function queryWords(text) {
+  const found = words(text);
+  const kept = found.filter((w) => !LEGAL_FORMS.has(w));
+  return kept.length ? kept : found;
+}
 
 // listing.py ------------------------------------------------------------------------------------------------
 function unknownHint(flt, folded, where) {
@@ -328,7 +337,7 @@ class Listing {
       if ([...raw].length > TEXT_MAX) {
         throw new Invalid([{name, reason: `at most ${TEXT_MAX} characters`}], `\`${name}\` is too long`);
       }
-      const found = words(raw);
+      const found = queryWords(raw);
       if (!found.length) throw new Invalid([{name, reason: "no letters or digits"}], `\`${name}\`: ${repr(raw)} has no word`);
       return found;
     }
