@@ -97,6 +97,18 @@ def embedded_build(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="session")
+def real_import(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Every real file in ../shared/data imported into one canonical folder (``import auto``), once a run."""
+    if not SHARED_DATA.exists():
+        pytest.skip("needs ../shared/data")
+    from generator.importers import import_files
+
+    into = tmp_path_factory.mktemp("real") / "canonical"
+    import_files("auto", [SHARED_DATA], into, lambda _: None)
+    return into
+
+
+@pytest.fixture(scope="session")
 def tiny_site(tiny_build: Path) -> Iterator[Served]:
     yield from _serve(tiny_build)
 
