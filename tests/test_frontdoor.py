@@ -235,6 +235,20 @@ def test_a_profile_in_any_case(path: str, front_site: Served) -> None:
     assert status == 200 and body["data"]["slug"] == "stripe" and body["links"]["self"] == "/api/companies/stripe.json"
 
 
+def test_an_unknown_profile_says_how_to_find_one(resolver: Resolver) -> None:
+    """The 404 names what the route is addressed by and a search that answers (legal forms dropped)."""
+    answer = resolver.resolve("/api/companies/Stripe-Inc", "")
+    assert answer is not None and answer.status == 404
+    detail = json.loads(answer.body)["detail"]
+    assert detail.startswith("/api/companies/Stripe-Inc: no company with this id or slug"), detail
+    path, _, query = detail.rpartition("search for one: ")[2].partition("?")
+    found = resolver.resolve(path, query)
+    assert found is not None and [row["slug"] for row in json.loads(found.body)["data"]] == ["stripe"]
+    investor = json.loads(resolver.resolve("/api/investors/nobody", "").body)["detail"]
+    assert investor == ("/api/investors/nobody: no investor with this slug; search for one: "
+                        "/api/search?q=nobody&type=investor")
+
+
 def test_rewrite_only_mode_is_unchanged(site: Served) -> None:
     assert site.get("/api/companies?sector=Fintech").status == 404  # rewrite rules compare slugs
     assert site.get("/api/companies?sector=fintech").status == 200

@@ -55,6 +55,13 @@ def not_found(detail: str) -> Answer:
     return problem(404, "Not Found", detail)
 
 
+def missing(kind: str, detail: dict, key: str) -> str:
+    """The 404 detail of an unknown profile: what it is addressed by, and the search that finds one."""
+    found = words(key)
+    hint = f"; search for one: /api/search?q={'%20'.join(found)}&type={kind}" if found else ""
+    return f"{detail['path']}/{key}: no {kind} with this {' or '.join(detail['keys'])}{hint}"
+
+
 def _fold_name(name: str) -> str:
     return re.sub(r"[^a-z0-9]", "", name.lower())
 

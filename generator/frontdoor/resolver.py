@@ -19,7 +19,17 @@ from __future__ import annotations
 
 from urllib.parse import unquote
 
-from generator.frontdoor.common import JSON, Answer, Fetch, Invalid, check_names, not_found, parse_query, problem
+from generator.frontdoor.common import (
+    JSON,
+    Answer,
+    Fetch,
+    Invalid,
+    check_names,
+    missing,
+    not_found,
+    parse_query,
+    problem,
+)
 from generator.frontdoor.listing import Listing
 from generator.frontdoor.space import slugify
 
@@ -72,14 +82,14 @@ class _Request:
         head, _, key = original.rpartition("/")
         if not key or "=" in key or key.endswith(".json") or "." in key:
             return None
-        for detail in self.space["details"].values():
+        for kind, detail in self.space["details"].items():
             if head.lower() == detail["path"]:
                 check_names(parse_query(query, self.tracking), [], f"{detail['path']}/{{key}}")
                 for candidate in dict.fromkeys([key.lower(), slugify(key)]):
                     found = self.fetch(f"{detail['path']}/{candidate}.json")
                     if found is not None:
                         return Answer(200, found, JSON, f"{detail['path']}/{candidate}.json")
-                return not_found(f"{detail['path']}/{key}: no such resource (by id or slug)")
+                return not_found(missing(kind, detail, key))
         return None
 
     def _file(self, path: str) -> Answer:

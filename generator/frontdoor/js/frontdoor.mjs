@@ -259,6 +259,13 @@ function checkNames(params, declared, where) {
 }
 
 const words = (text) => slugify(text).split("-").filter((w) => w);
+
+/** The 404 detail of an unknown profile: what it is addressed by, and the search that finds one. */
+function missing(kind, detail, key) {
+  const found = words(key);
+  const hint = found.length ? `; search for one: /api/search?q=${found.join("%20")}&type=${kind}` : "";
+  return `${detail.path}/${key}: no ${kind} with this ${detail.keys.join(" or ")}${hint}`;
+}
 // words of a legal form (and "the") a text query may carry without the name having them; see common.LEGAL_FORMS
 const LEGAL_FORMS = new Set(["ab", "ag", "as", "asa", "bv", "co", "corp", "corporation", "gmbh", "group", "holding",
   "holdings", "inc", "incorporated", "kk", "limited", "llc", "llp", "lp", "ltd", "nv", "oyj", "plc", "pte", "pty",
@@ -744,14 +751,14 @@ async function route(space, fetch, lowered, original, query) {
   const cut = original.lastIndexOf("/");
   const head = cut < 0 ? "" : original.slice(0, cut), key = cut < 0 ? original : original.slice(cut + 1);
   if (!key || key.includes("=") || key.endsWith(".json") || key.includes(".")) return null;
-  for (const detail of Object.values(space.details)) {
+  for (const [kind, detail] of Object.entries(space.details)) {
     if (head.toLowerCase() === detail.path) {
       checkNames(parseQuery(query, space.tracking), [], `${detail.path}/{key}`);
       for (const candidate of new Set([key.toLowerCase(), slugify(key)])) {
         const found = await fetch(`${detail.path}/${candidate}.json`);
         if (found !== null) return answer(200, found, JSON_TYPE, `${detail.path}/${candidate}.json`);
       }
-      return notFound(`${detail.path}/${key}: no such resource (by id or slug)`);
+      return notFound(missing(kind, detail, key));
     }
   }
   return null;
