@@ -274,3 +274,18 @@ def test_the_python_client_answers_as_serve_over_a_plain_static_server(
     body = json.loads(answer.body)
     if isinstance(body.get("data"), list):
         _check(url, answer.status, body, embedded_db)
+
+
+@pytest.mark.parametrize("url", ["/api/companies?sector=Fintech", "/api/companies?minValuation=1e9&sort=name",
+                                 "/api/funding?sector=AI&stage=seriesA", "/api/companies?minValuation=1e30"])
+def test_the_python_client_reads_every_page(url: str, plain_http: str, embedded_db: tuple) -> None:
+    """``Client.rows`` follows ``links.next`` (path-style files or the front door's query strings) to the last
+    page: every row of the SQL oracle's answer, in its order, once."""
+    con, info = embedded_db
+    route = next(r for r in LIST_ROUTES if r.path == urlsplit(url).path)
+    _, total = _oracle(con, info, url)
+    pages = [_oracle(con, info, f"{url}&page={n}")[0] for n in range(1, math.ceil(total / route.per_page) + 1)]
+    keys = [_row_key(route, row) for row in Client(plain_http).rows(url)]
+    assert keys == [k for page in pages for k in page] and len(keys) == total
+    with pytest.raises(LookupError, match="sector"):
+        list(Client(plain_http).rows("/api/companies?sector=nowhere"))

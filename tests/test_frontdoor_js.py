@@ -223,3 +223,24 @@ def test_javascript_client_over_python_http_server(plain_http: str, urls: list[s
     for url, expected in python_answers.items():
         if expected is not None:
             assert table[url]["content-type"] == expected["content_type"], url
+
+
+def test_javascript_client_reads_every_page(plain_http: str) -> None:
+    """``rows()`` of client.mjs follows ``links.next`` to the last page: the rows the Python client reads, and a
+    problem throws with its detail."""
+    from generator.frontdoor.client import Client
+
+    url = "/api/companies?minValuation=1e9&sort=name"
+    script = ("import {createClient} from './generator/frontdoor/js/client.mjs';"
+              "const api = createClient(process.argv[1]); const ids = [];"
+              "for await (const row of api.rows(process.argv[2])) ids.push(row.id);"
+              "let error = ''; try { for await (const _ of api.rows('/api/companies?Sector=x')) {} }"
+              " catch (e) { error = e.message; }"
+              "process.stdout.write(JSON.stringify({ids, error}));")
+    done = subprocess.run([NODE, "--input-type=module", "-e", script, plain_http, url], cwd=ROOT,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    result = json.loads(done.stdout)
+    expected = [row["id"] for row in Client(plain_http).rows(url)]
+    assert result["ids"] == expected and len(expected) > 50  # more than one page
+    assert "400" in result["error"] and "`sector`" in result["error"]

@@ -6,6 +6,7 @@ same answers as ``serve`` and the edge functions, resolved in the client over th
     api = Client("https://example.org")
     answer = api.get("/api/companies?sector=Fintech&minValuation=1.5e9")   # status, body, content_type
     rows = api.json("/api/companies?q=open ai")["data"]
+    every = list(api.rows("/api/funding?sector=AI&stage=seriesA"))     # every page, following links.next
 
 Only the standard library (``urllib``); the JavaScript twin is ``js/client.mjs``.
 """
@@ -15,6 +16,7 @@ from __future__ import annotations
 import json
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
 from urllib.parse import quote
 
 from generator.frontdoor.common import Answer
@@ -63,3 +65,15 @@ class Client:
 
     def json(self, path_and_query: str) -> object:
         return json.loads(self.get(path_and_query).body)
+
+    def rows(self, path_and_query: str) -> Iterator[dict]:
+        """Every row of a listing, page after page (``links.next``); a problem (400, 404) raises ``LookupError``
+        with its detail. A valid query without rows yields nothing."""
+        url: str | None = path_and_query
+        while url:
+            answer = self.get(url)
+            body = json.loads(answer.body)
+            if answer.status != 200:
+                raise LookupError(f"{url}: {answer.status} {body.get('detail', '')}")
+            yield from body["data"]
+            url = body["links"]["next"]

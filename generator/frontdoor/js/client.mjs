@@ -4,6 +4,7 @@
 //   const api = createClient("https://example.org");
 //   const {status, body} = await api.get("/api/companies?sector=Fintech&minValuation=1.5e9");
 //   const rows = (await api.getJSON("/api/companies?q=open ai")).data;
+//   for await (const row of api.rows("/api/funding?sector=AI&stage=seriesA")) ...  // every page, via links.next
 import {filePath, resolve} from "./frontdoor.mjs";
 
 export function createClient(baseUrl, {fetch: fetcher = globalThis.fetch} = {}) {
@@ -38,5 +39,17 @@ export function createClient(baseUrl, {fetch: fetcher = globalThis.fetch} = {}) 
       fetches: [path], text: () => text(body), json: () => JSON.parse(text(body))};
   }
 
-  return {get, getJSON: async (pathAndQuery) => (await get(pathAndQuery)).json()};
+  // every row of a listing, page after page (links.next); a problem (400, 404) throws with its detail
+  async function* rows(pathAndQuery) {
+    let url = pathAndQuery;
+    while (url) {
+      const answer = await get(url);
+      const body = answer.json();
+      if (answer.status !== 200) throw new Error(`${url}: ${answer.status} ${body.detail ?? ""}`);
+      yield* body.data;
+      url = body.links.next;
+    }
+  }
+
+  return {get, getJSON: async (pathAndQuery) => (await get(pathAndQuery)).json(), rows};
 }
