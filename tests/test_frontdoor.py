@@ -52,6 +52,7 @@ NATURAL = [
     # legal forms beside a name's words: dropped; alone: words like any other
     "/api/companies?q=Stripe%20Inc.", "/api/companies?q=the%20trade%20desk", "/api/companies?q=group",
     "/api/search?q=nvidia%20corp", "/api/pre-ipos?q=SpaceX%20Corp&sort=name",
+    "/api/companies?sector=fintech&sort=%2Bvaluation",
 ]
 BAD = {  # query -> the parameters the 400 problem must name
     "/api/companies?minvaluation=1000000000": ["minvaluation"], "/api/companies?min_valuation=1": ["min_valuation"],
@@ -106,7 +107,7 @@ def _oracle(con: duckdb.DuckDBPyConnection, info: object, url: str) -> tuple[lis
         else:
             where.append(f"{column} = ?")
             values.append(_canonical(con, name, value, column, flt.multi))
-    sort = params.get("sort", route.default_sort)
+    sort = params.get("sort", route.default_sort).removeprefix("+")  # a leading + says ascending
     page = int(params.get("page", "1"))
     condition = " AND ".join(where) or "TRUE"
     total = con.execute(f"SELECT count(*) FROM oracle WHERE {condition}", values).fetchone()[0]

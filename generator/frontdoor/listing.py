@@ -117,7 +117,7 @@ class Listing:
                     problems += error.params
         sort = self.route["default_sort"]
         if "sort" in self.params:
-            asked = self.params["sort"].strip()
+            asked = self.params["sort"].strip().removeprefix("+")  # %2Bvaluation: ascending, said explicitly
             found = [s for s in self.route["sorts"] if s.lower() == asked.lower()]
             if found:
                 sort = found[0]

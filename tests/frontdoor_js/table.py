@@ -40,6 +40,7 @@ ISSUE = [
     "/api/companies?per_page=10", "/api/companies?pageNumber=2", "/api/companies?sector=me",
     "/api/companies?q=Stripe%20Inc.", "/api/companies?q=group", "/api/search?q=nvidia%20corp&type=company",
     "/api/companies/Stripe-Inc", "/api/investors/no%20body", "/api/industries/%E2%80%A8",
+    "/api/companies?sort=%2Bvaluation&sector=fintech", "/api/companies?sort=%2B", "/api/companies?sort=+name",
 ]
 
 

@@ -384,7 +384,8 @@ class Listing {
     }
     let sort = this.route.default_sort;
     if (this.params.has("sort")) {
-      const asked = strip(this.params.get("sort"));
+      let asked = strip(this.params.get("sort"));
+      if (asked.startsWith("+")) asked = asked.slice(1); // %2Bvaluation: ascending, said explicitly
       const found = Object.keys(this.route.sorts).filter((s) => s.toLowerCase() === asked.toLowerCase());
       if (found.length) sort = found[0];
       else problems.push({name: "sort", reason: "one of " + Object.keys(this.route.sorts).join(", ")});
