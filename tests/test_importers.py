@@ -220,6 +220,19 @@ def test_mojibake_and_odd_tickers_are_repaired() -> None:
     assert ticker("NOT A TICKER AT ALL", context) == "" and context.skipped
 
 
+def test_all_capitals_names_read_as_names() -> None:
+    """EDGAR's conformed names in title case without title()'s slips: a possessive's s, small words, AT&T, and
+    the state marker that tells registrants of one name apart kept as EDGAR writes it; other names as written."""
+    from generator.importers.base import display_name
+
+    cases = {"DICK'S SPORTING GOODS, INC.": "Dick's Sporting Goods, Inc.",
+             "BANK OF AMERICA CORP /DE/": "Bank of America Corp /DE/", "FIRST BANCORP /PR/": "First Bancorp /PR/",
+             "QUALCOMM INC/DE": "Qualcomm Inc/DE", "AT&T INC.": "AT&T Inc.", "O'REILLY AUTOMOTIVE INC":
+             "O'Reilly Automotive Inc", "THE BANK OF NEW YORK MELLON CORP": "The Bank of New York Mellon Corp",
+             "3M CO": "3M Co", "DENNY'S Corp": "DENNY'S Corp", "  Stripe,   Inc. ": "Stripe, Inc."}
+    assert {name: display_name(name) for name in cases} == cases
+
+
 def test_the_command_reports_and_fails_cleanly(tmp_path: Path) -> None:
     from click.testing import CliRunner
 

@@ -205,10 +205,23 @@ def clean(value: str | None) -> str:
     return " ".join((value or "").split())
 
 
+_APOSTROPHE_S = re.compile(r"(?<=[a-z])(['’])([A-Z])\b")
+_SMALL_WORDS = re.compile(r"(?<= )(Of|And|The|For|In|On|At|To|By|De|Du|Del|La|Da|Y)(?= )")
+_CODES = re.compile(r"(/ ?[A-Z][a-z]{1,2}/?$|\b[A-Z][a-z]?&[A-Z]\b)")
+"""EDGAR's state or ADR marker at the end (``/DE/``, ``/ADR``), initials joined by ``&`` (``AT&T``)."""
+
+
 def display_name(value: str) -> str:
-    """Collapse whitespace; an all-capitals name (EDGAR's conformed names) in title case."""
+    """Collapse whitespace; an all-capitals name (EDGAR's conformed names) in title case, with a possessive's
+    ``s`` and the small words inside a name in lower case: ``DICK'S SPORTING GOODS`` -> ``Dick's Sporting
+    Goods``, ``BANK OF AMERICA CORP /DE/`` -> ``Bank of America Corp /DE/`` (EDGAR's state marker stays: it
+    tells apart registrants of one name), ``AT&T INC.`` -> ``AT&T Inc.``."""
     text = clean(value)
-    return text.title() if text.isupper() else text
+    if not text.isupper():
+        return text
+    titled = _APOSTROPHE_S.sub(lambda m: m.group(1) + m.group(2).lower(), text.title())
+    titled = _CODES.sub(lambda m: m.group(1).upper(), titled)
+    return _SMALL_WORDS.sub(lambda m: m.group(1).lower(), titled)
 
 
 _TICKER = re.compile(r"^[A-Z0-9.\-]{1,10}$")
