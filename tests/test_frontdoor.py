@@ -52,7 +52,7 @@ NATURAL = [
     # legal forms beside a name's words: dropped; alone: words like any other
     "/api/companies?q=Stripe%20Inc.", "/api/companies?q=the%20trade%20desk", "/api/companies?q=group",
     "/api/search?q=nvidia%20corp", "/api/pre-ipos?q=SpaceX%20Corp&sort=name",
-    "/api/companies?sector=fintech&sort=%2Bvaluation",
+    "/api/companies?sector=fintech&sort=%2Bvaluation", "/api/calendar?month=2025-7",
 ]
 BAD = {  # query -> the parameters the 400 problem must name
     "/api/companies?minvaluation=1000000000": ["minvaluation"], "/api/companies?min_valuation=1": ["min_valuation"],
@@ -120,6 +120,8 @@ def _canonical(con: duckdb.DuckDBPyConnection, name: str, value: str, column: st
     """A value as written -> the slug, by the dataset's own tables (names, ISO codes) and the route's own values:
     as folded, else without separators, else (sectors) the initials of a name that joins nothing."""
     folded = slugify(value)
+    if name == "month" and re.fullmatch(r"[0-9]{4}-[0-9]", folded):  # 2025-7: July 2025
+        folded = f"{folded[:5]}0{folded[5:]}"
     compact = folded.replace("-", "")
     lookups = {"sector": "SELECT slug, name FROM sectors", "country": "SELECT code, name FROM countries",
                "exchange": "SELECT slug, name, mic FROM exchanges"}

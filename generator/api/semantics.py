@@ -30,7 +30,7 @@ FRONT_DOOR_RULES = (
          "its separators (`sector=ecommerce`, `stage=seriesA`, `form=S1`); a sector by the initials of its name "
          "(`sector=AI`). `minValuation` is any non-negative JSON number (`1500000000`, `1.5e9`), an exact inclusive "
          "bound; `sort` in any case, a leading `-` descending (`+` may say ascending); `page` a positive integer; "
-         "`year` four digits. Anything else is a `400` naming the parameter, with "
+         "`year` four digits; `month` `YYYY-MM` (`2025-7` too). Anything else is a `400` naming the parameter, with "
          "the values it may have meant, every value when they are few, and where they are listed "
          "(`/api/query-space.json`, `/api/openapi`).",
          ("sector=Fintech", "country=UK", "form=S-1", "sector=ecommerce", "sector=AI", "1.5e9")),

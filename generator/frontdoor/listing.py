@@ -101,8 +101,8 @@ class Listing:
             return flt["values"][folded]
         elif folded.replace("-", "") in flt["values"]:  # separators dropped: "ecommerce", "seriesA", "U.K."
             return flt["values"][folded.replace("-", "")]
-        elif "pattern" in flt and re.fullmatch(flt["pattern"], folded):
-            return folded
+        elif "pattern" in flt and re.fullmatch(flt["pattern"], re.sub(r"-([0-9])$", r"-0\1", folded)):
+            return re.sub(r"-([0-9])$", r"-0\1", folded)  # a month written 2025-7 is 2025-07
         raise Invalid([{"name": name, "reason": f"unknown value {raw!r}: {unknown_hint(flt, folded, where)}"}],
                       f"`{name}`: unknown value {raw!r}")
 

@@ -41,6 +41,7 @@ ISSUE = [
     "/api/companies?q=Stripe%20Inc.", "/api/companies?q=group", "/api/search?q=nvidia%20corp&type=company",
     "/api/companies/Stripe-Inc", "/api/investors/no%20body", "/api/industries/%E2%80%A8",
     "/api/companies?sort=%2Bvaluation&sector=fintech", "/api/companies?sort=%2B", "/api/companies?sort=+name",
+    "/api/calendar?month=2025-7", "/api/calendar?month=2025/07&type=Pricing", "/api/calendar?month=2025-13",
 ]
 
 

@@ -362,8 +362,8 @@ class Listing {
       return flt.values[folded];
     } else if (Object.hasOwn(flt.values, folded.replaceAll("-", ""))) { // separators dropped: "ecommerce", "U.K."
       return flt.values[folded.replaceAll("-", "")];
-    } else if ("pattern" in flt && new RegExp(`^(?:${flt.pattern})$`).test(folded)) {
-      return folded;
+    } else if ("pattern" in flt && new RegExp(`^(?:${flt.pattern})$`).test(folded.replace(/-([0-9])$/, "-0$1"))) {
+      return folded.replace(/-([0-9])$/, "-0$1"); // a month written 2025-7 is 2025-07
     }
     throw new Invalid([{name, reason: `unknown value ${repr(raw)}: ${unknownHint(flt, folded, where)}`}],
       `\`${name}\`: unknown value ${repr(raw)}`);
