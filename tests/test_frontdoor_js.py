@@ -244,3 +244,37 @@ def test_javascript_client_reads_every_page(plain_http: str) -> None:
     expected = [row["id"] for row in Client(plain_http).rows(url)]
     assert result["ids"] == expected and len(expected) > 50  # more than one page
     assert "400" in result["error"] and "`sector`" in result["error"]
+
+
+def test_the_host_keeps_the_files_it_read(embedded_build: Path) -> None:
+    """host.mjs keeps the files it read (per isolate): the same query again reads nothing from the site and gives
+    the same bytes; another query reads only files it had not read."""
+    script = """
+import {readFile} from "node:fs/promises";
+import {frontDoor} from "./generator/frontdoor/js/host.mjs";
+const root = process.argv[1];
+const reads = [];
+const handler = frontDoor(async (path) => {
+  reads.push(path);
+  try { return new Response(await readFile(root + decodeURIComponent(path)), {status: 200}); }
+  catch { return new Response("", {status: 404}); }
+});
+const passOn = async () => new Response("file", {status: 200});
+const ask = async (url) => {
+  const before = reads.length;
+  const response = await handler(new Request("https://example.test" + url), passOn, {});
+  return {status: response.status, body: await response.text(), reads: reads.slice(before)};
+};
+const url = "/api/companies?minValuation=1.5e9&sort=name&page=2";
+const first = await ask(url), again = await ask(url), other = await ask("/api/companies?minValuation=1.5e9&sort=name");
+process.stdout.write(JSON.stringify({first, again, other}));
+"""
+    done = subprocess.run([NODE, "--input-type=module", "-e", script, str(embedded_build)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    found = json.loads(done.stdout)
+    first, again, other = found["first"], found["again"], found["other"]
+    assert first["status"] == again["status"] == 200 and first["body"] == again["body"]
+    assert len(first["reads"]) >= 2 and again["reads"] == []
+    assert not set(other["reads"]) & set(first["reads"]), other["reads"]  # the description and index are kept
+    assert json.loads(other["body"])["meta"]["total"] == json.loads(first["body"])["meta"]["total"]

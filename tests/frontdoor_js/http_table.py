@@ -6,7 +6,9 @@ on every interface).
 URLS_JSON is a list of URLs (GET), or ``{"requests": [...], "static": false}`` whose requests are URLs or
 ``{"name", "url", "method", "headers"}``. Writes, per URL (or name): status, the headers below, the body as text,
 and the seconds the request took. Then, unless ``static`` is false, times 200 fetches of one static file for
-comparison (``static_seconds``).
+comparison (``static_seconds``); with ``"static": "interleaved"``, one fetch of that file after each request
+instead (as many samples as requests, under the same conditions: what a p99 of the two compares). With
+``"passes": N``, the table is asked N times; ``passes`` holds each pass's seconds per URL and static seconds.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import subprocess
 import sys
 import time
 
+STATIC_FILE = "/api/companies/all/sort=-valuation,page=1.json"
 HEADERS = ("content-type", "access-control-allow-origin", "access-control-allow-headers", "cache-control", "vary",
            "www-authenticate", "retry-after")
 
@@ -55,17 +58,24 @@ def main() -> None:
             asked = json.load(handle)
         requests = asked["requests"] if isinstance(asked, dict) else asked
         table = {}
-        for entry in requests:
-            entry = {"url": entry} if isinstance(entry, str) else entry
-            status, body, headers, seconds = fetch(connection, entry["url"], entry.get("method", "GET"),
-                                                   entry.get("headers"))
-            table[entry.get("name", entry["url"])] = {"status": status, "body": body.decode("utf-8", "replace"),
-                                                      "seconds": seconds, **{h: headers.get(h) for h in HEADERS}}
-        timed = not isinstance(asked, dict) or asked.get("static", True)
-        static = [fetch(connection, "/api/companies/all/sort=-valuation,page=1.json")[3]
-                  for _ in range(200 if timed else 0)]
+        mode = asked.get("static", True) if isinstance(asked, dict) else True
+        passes = []
+        for _ in range(asked.get("passes", 1) if isinstance(asked, dict) else 1):
+            static: list[float] = []
+            for entry in requests:
+                entry = {"url": entry} if isinstance(entry, str) else entry
+                status, body, headers, seconds = fetch(connection, entry["url"], entry.get("method", "GET"),
+                                                       entry.get("headers"))
+                table[entry.get("name", entry["url"])] = {
+                    "status": status, "body": body.decode("utf-8", "replace"), "seconds": seconds,
+                    **{h: headers.get(h) for h in HEADERS}}
+                if mode == "interleaved":
+                    static.append(fetch(connection, STATIC_FILE)[3])
+            passes.append({"seconds": {name: row["seconds"] for name, row in table.items()}, "static": static})
+        if mode is True:
+            static = [fetch(connection, STATIC_FILE)[3] for _ in range(200)]
         with open(out_file, "w", encoding="utf-8") as handle:
-            json.dump({"table": table, "static_seconds": static}, handle)
+            json.dump({"table": table, "static_seconds": static, "passes": passes}, handle)
     finally:
         os.killpg(server.pid, signal.SIGTERM)
         try:

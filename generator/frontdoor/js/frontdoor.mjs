@@ -633,6 +633,18 @@ function indexCandidates(listing, exact) {
   return out;
 }
 
+// a query index parsed once per bytes read (a host that keeps its files hands the same bytes again); never changed
+const parsedIndexes = new WeakMap();
+function parsedIndex(raw) {
+  if (typeof raw === "string") return JSON.parse(raw);
+  let index = parsedIndexes.get(raw);
+  if (index === undefined) {
+    index = JSON.parse(asText(raw));
+    parsedIndexes.set(raw, index);
+  }
+  return index;
+}
+
 async function fromIndex(listing, values, sort, page) {
   const route = listing.route;
   const filters = listing.filters;
@@ -643,7 +655,7 @@ async function fromIndex(listing, values, sort, page) {
   }
   const raw = await listing.fetch(route.index);
   if (raw === null) return null;
-  const index = JSON.parse(asText(raw));
+  const index = parsedIndex(raw);
   const rows = index.rows, perPage = route.per_page;
   if ([...values.keys()].some((name) => !Object.hasOwn(index.filters, name))) return null;
   const mask = allOf([...values].map(([n, v]) => indexMask(index.filters[n], filters[n], v)), rows);

@@ -24,6 +24,37 @@ export const API_HEADERS = {
   "X-Content-Type-Options": "nosniff",
 };
 const SPACE = "/api/query-space.json";
+// Files read for answers stay in memory, per isolate, up to KEPT_BYTES (the least recently used go first; none
+// larger than KEPT_FILE_MAX, such as exports): a deploy's files never change under its functions, and a query
+// index or a popular page read again costs neither a request to the site (which Netlify's rate limit counts)
+// nor a copy.
+export const KEPT_BYTES = 24 * 1024 * 1024;
+export const KEPT_FILE_MAX = 4 * 1024 * 1024;
+
+function fileCache() {
+  const kept = new Map();
+  let bytes = 0;
+  return {
+    get(path) {
+      const found = kept.get(path);
+      if (found !== undefined) { // most recently used last
+        kept.delete(path);
+        kept.set(path, found);
+      }
+      return found;
+    },
+    set(path, body) {
+      if (body.byteLength > KEPT_FILE_MAX || kept.has(path)) return;
+      kept.set(path, body);
+      bytes += body.byteLength;
+      for (const [old, oldBody] of kept) {
+        if (bytes <= KEPT_BYTES) break;
+        kept.delete(old);
+        bytes -= oldBody.byteLength;
+      }
+    },
+  };
+}
 const isApi = (path) => path.toLowerCase() === "/api" || path.toLowerCase().startsWith("/api/");
 
 class Unreadable extends Error {
@@ -54,6 +85,7 @@ function withHeaders(response, extra) {
 
 export function frontDoor(readFile) {
   let space = null; // loaded once per isolate, on the first request that gets this far
+  const kept = fileCache();
   return async (request, passOn, {digests = null, limiter = null, address = null} = {}) => {
     const url = new URL(request.url);
     if (request.method === "OPTIONS") {
@@ -79,8 +111,14 @@ export function frontDoor(readFile) {
 
   async function answer(request, url) {
     const fetchFile = async (path) => {
+      const found = kept.get(path);
+      if (found !== undefined) return found; // a Response copies the bytes it is given: the kept ones stay whole
       const response = await readFile(filePath(path), request);
-      if (response.status === 200) return new Uint8Array(await response.arrayBuffer());
+      if (response.status === 200) {
+        const body = new Uint8Array(await response.arrayBuffer());
+        kept.set(path, body);
+        return body;
+      }
       await response.body?.cancel();
       if (response.status === 404) return null;
       // a read the host refused (its rate limit, an error) is not a missing file: the answer would be wrong
