@@ -28,7 +28,7 @@ const SPACE = "/api/query-space.json";
 // larger than KEPT_FILE_MAX, such as exports): a deploy's files never change under its functions, and a query
 // index or a popular page read again costs neither a request to the site (which Netlify's rate limit counts)
 // nor a copy.
-export const KEPT_BYTES = 24 * 1024 * 1024;
+export const KEPT_BYTES = 16 * 1024 * 1024; // with the indexes parsed from them, well within a Worker's 128 MB
 export const KEPT_FILE_MAX = 4 * 1024 * 1024;
 
 function fileCache() {
