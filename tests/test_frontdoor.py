@@ -292,3 +292,17 @@ def test_the_python_client_reads_every_page(url: str, plain_http: str, embedded_
     assert keys == [k for page in pages for k in page] and len(keys) == total
     with pytest.raises(LookupError, match="sector"):
         list(Client(plain_http).rows("/api/companies?sector=nowhere"))
+
+
+@pytest.mark.parametrize(("url", "name"), [("/api/export?format=CSV&table=companies", "companies.csv"),
+                                           ("/api/export?format=ndjson&table=news", "news.jsonl"),
+                                           ("/api/export?format=json", "dataset-json.zip"),
+                                           ("/api/export/parquet/ipos.parquet", "ipos.parquet")])
+def test_a_download_names_its_file(url: str, name: str, front_site: Served) -> None:
+    """The query form's URL names no file: the answer's Content-Disposition does (path-style URLs carry it too)."""
+    import urllib.request
+
+    with urllib.request.urlopen(front_site.base + url) as response:  # noqa: S310
+        assert response.headers["Content-Disposition"] == f"attachment; filename={name}"
+    with urllib.request.urlopen(front_site.base + "/api/export?format=json&table=companies") as response:  # noqa: S310
+        assert response.headers["Content-Disposition"] is None  # a JSON document, shown as one

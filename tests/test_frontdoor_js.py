@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from generator.api.rewrites import HEADERS
+from generator.api.rewrites import HEADERS, headers_for
 from generator.cli import main
 from generator.frontdoor.resolver import Resolver
 from tests.frontdoor_js.sites import DENO, WRANGLER, cloudflare_site, netlify_site
@@ -158,6 +158,8 @@ def _check_host(result: dict, python_answers: dict[str, dict | None]) -> None:
             assert got["cache-control"] == api["Cache-Control"], url
             if expected["file"] is None:
                 assert got["content-type"] == expected["content_type"], url
+            else:  # a download answered from its file carries the file's name, as serve and the static hosts give it
+                assert got["content-disposition"] == headers_for(expected["file"]).get("Content-Disposition"), url
     front = [v["seconds"] for u, v in table.items() if python_answers[u] is not None]
     print(f"front door p50 {statistics.median(front) * 1000:.1f} ms p99 {_p99(front) * 1000:.1f} ms; "
           f"static file p50 {statistics.median(result['static_seconds']) * 1000:.1f} ms "

@@ -162,6 +162,16 @@ DOWNLOAD_TYPES = {"csv": "text/csv; charset=utf-8", "parquet": "application/vnd.
 
 CACHE_CONTROL = "public, max-age=300, stale-while-revalidate=86400"
 
+
+def _attachment(path: str) -> str:
+    """``Content-Disposition`` of a download: its file name (``companies.csv``; a whole dataset
+    ``dataset-csv.zip``, as every format's zip is ``dataset.zip`` in its folder)."""
+    folder, _, name = path.rpartition("/")
+    if name.startswith("dataset."):
+        name = f"dataset-{folder.rpartition('/')[2]}{name.removeprefix('dataset')}"
+    assert re.fullmatch(r"[A-Za-z0-9._-]+", name), name  # an RFC 6266 token: no quotes (nginx.conf, TOML)
+    return f"attachment; filename={name}"
+
 HEADERS: tuple[HeaderRule, ...] = (
     HeaderRule("/api/*", (
         ("Access-Control-Allow-Origin", "*"),
@@ -173,11 +183,13 @@ HEADERS: tuple[HeaderRule, ...] = (
     )),
     HeaderRule("/api/errors/*", (("Content-Type", "application/problem+json; charset=utf-8"),)),
     HeaderRule("/404.html", (("Content-Type", "application/problem+json; charset=utf-8"),)),
-    # Downloads: hosts guess types from extensions, and few know .parquet (they would send octet-stream).
-    *(HeaderRule(EXPORT_ROUTE.file_path(f, t.name), (("Content-Type", f"{DOWNLOAD_TYPES[f]}"),))
-      for f in EXPORT_ROUTE.formats if f != "json" for t in TABLES),
-    *(HeaderRule(EXPORT_ROUTE.dataset_path(f), (("Content-Type", "application/zip"),))
-      for f in EXPORT_ROUTE.formats if f != "json"),
+    # Downloads: hosts guess types from extensions, and few know .parquet (they would send octet-stream); a
+    # file name for the query form (/api/export?format=csv&table=companies), whose URL names none.
+    *(HeaderRule(path, (("Content-Type", f"{DOWNLOAD_TYPES[f]}"), ("Content-Disposition", _attachment(path))))
+      for f in EXPORT_ROUTE.formats if f != "json" for t in TABLES for path in [EXPORT_ROUTE.file_path(f, t.name)]),
+    *(HeaderRule(EXPORT_ROUTE.dataset_path(f), (("Content-Type", "application/zip"),
+                                                ("Content-Disposition", _attachment(EXPORT_ROUTE.dataset_path(f)))))
+      for f in EXPORT_ROUTE.formats),
 )
 """Extra response headers by request path; Content-Type otherwise follows the served file's extension."""
 

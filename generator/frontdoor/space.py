@@ -29,6 +29,7 @@ from generator.api.registry import (
     Filter,
     ListRoute,
 )
+from generator.api.rewrites import HEADERS
 from generator.dataset.countries import ALPHA3, COUNTRIES, COUNTRY_ALIASES
 from generator.dataset.schema import TABLES, DatasetInfo
 
@@ -182,6 +183,8 @@ def query_space(con: duckdb.DuckDBPyConnection, info: DatasetInfo, domains: dict
         "routes": {r.name: _list_route(r, domains.get(r.name, {}), names) for r in LIST_ROUTES},
         "details": {r.name: {"path": r.path, "keys": list(r.key_names)} for r in DETAIL_ROUTES},
         "export": {"path": EXPORT_ROUTE.path, "formats": list(EXPORT_FORMATS), "format_aliases": EXPORT_FORMAT_ALIASES,
-                   "tables": [t.name for t in TABLES], "dataset": EXPORT_DATASET},
+                   "tables": [t.name for t in TABLES], "dataset": EXPORT_DATASET,
+                   "attachments": {rule.path: value for rule in HEADERS for name, value in rule.values
+                                   if name == "Content-Disposition"}},
         "documents": {r.path: r.file for r in DOCUMENT_ROUTES},
     }

@@ -138,6 +138,9 @@ export function frontDoor(readFile) {
       const found = await resolve(space, url.pathname, url.search.slice(1), fetchFile);
       if (found === null) return null;
       const headers = {...API_HEADERS, "Content-Type": found.contentType};
+      // a download's file name (the query form's URL names none): the registry's, as the files' headers give it
+      const attachment = found.file === null ? undefined : space.export.attachments?.[found.file];
+      if (attachment !== undefined) headers["Content-Disposition"] = attachment;
       return new Response(request.method === "HEAD" ? null : found.body, {status: found.status, headers});
     } catch (error) {
       if (!(error instanceof Unreadable)) throw error;
