@@ -32,6 +32,10 @@ PROBLEM = "application/problem+json"
 
 ZIP = "application/zip"
 DOWNLOAD_TYPES = {"csv": "text/csv", "parquet": "application/vnd.apache.parquet", "jsonl": "application/jsonl"}
+ATTACHMENT = {"Content-Disposition": {
+    "description": "A download's file name (`attachment; filename=companies.csv`; a whole dataset "
+                   "`dataset-csv.zip`), where the host sets it (not object stores)",
+    "schema": {"type": "string"}}}
 
 
 def _problem_response(description: str) -> dict[str, Any]:
@@ -255,7 +259,8 @@ def _export_operation(route: ExportRoute, schemas: SchemaRegistry) -> dict[str, 
                                 ZIP: {"schema": binary},
                                 DOWNLOAD_TYPES["csv"]: {"schema": {"type": "string"}},
                                 DOWNLOAD_TYPES["parquet"]: {"schema": binary},
-                                DOWNLOAD_TYPES["jsonl"]: {"schema": {"type": "string"}}}},
+                                DOWNLOAD_TYPES["jsonl"]: {"schema": {"type": "string"}}},
+                    "headers": ATTACHMENT},
             "400": INVALID_QUERY,
             "404": _problem_response("Unknown format or table, a table not offered in that format, or `table` "
                                      "without `format`"),
@@ -275,7 +280,8 @@ def _export_file_operations(route: ExportRoute) -> dict[str, Any]:
     def operation(name: str, summary: str, media: str, schema: dict[str, Any], *params: dict) -> dict[str, Any]:
         return {"get": {"tags": [_tag(route.path)], "operationId": name, "summary": summary,
                         "description": f"{summary}; the URL the manifest lists.", "parameters": list(params),
-                        "responses": {"200": {"description": summary, "content": {media: {"schema": schema}}},
+                        "responses": {"200": {"description": summary, "content": {media: {"schema": schema}},
+                                              **({} if media == "application/json" else {"headers": ATTACHMENT})},
                                       "404": missing}}}
 
     return {
