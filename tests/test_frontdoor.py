@@ -20,7 +20,7 @@ from generator.api.registry import LIST_ROUTES, ListRoute
 from generator.frontdoor.client import Client
 from generator.frontdoor.common import query_words
 from generator.frontdoor.resolver import Resolver
-from generator.frontdoor.space import QUERY_SPACE_FILE, slugify
+from generator.frontdoor.space import LEGAL_FORMS, QUERY_SPACE_FILE, slugify
 
 from .conftest import Served
 
@@ -93,7 +93,7 @@ def _oracle(con: duckdb.DuckDBPyConnection, info: object, url: str) -> tuple[lis
             where.append("year = ?")
             values.append(int(value))
         elif flt.kind == "text":
-            words = query_words(value)  # the documented rule: legal-form words dropped beside others
+            words = query_words(value, list(LEGAL_FORMS))  # the documented rule: legal-form words dropped beside others
             terms = f"regexp_split_to_array(lower(strip_accents(coalesce({column}, ''))), '[^a-z0-9]+')"
             if flt.prefixes:
                 hit = f"list_bool_or(list_transform({terms}, lambda x: starts_with(x, ?)))"

@@ -106,14 +106,8 @@ def words(text: str) -> list[str]:
     return [w for w in slugify(text).split("-") if w]
 
 
-LEGAL_FORMS = ("ab", "ag", "as", "asa", "bv", "co", "corp", "corporation", "gmbh", "group", "holding", "holdings",
-               "inc", "incorporated", "kk", "limited", "llc", "llp", "lp", "ltd", "nv", "oyj", "plc", "pte", "pty",
-               "sa", "se", "spa", "the")
-"""Words of a company's legal form (and "the") that a text query may carry without the name having them:
-``q=Stripe Inc`` finds Stripe. Only dropped beside a word that is not one of them (``q=group`` is a word)."""
-
-
-def query_words(text: str) -> list[str]:
-    """The words of ``q`` that must match: its words without those of a legal form, unless that is all of them."""
+def query_words(text: str, optional: list[str]) -> list[str]:
+    """The words of ``q`` that must match: its words without the ``optional`` ones (a legal form: the text filter's
+    ``optional_words`` in the query space), unless that is all of them."""
     found = words(text)
-    return [w for w in found if w not in LEGAL_FORMS] or found
+    return [w for w in found if w not in optional] or found

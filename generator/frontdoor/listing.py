@@ -84,7 +84,7 @@ class Listing:
         if kind == "text":
             if len(raw) > TEXT_MAX:
                 raise Invalid([{"name": name, "reason": f"at most {TEXT_MAX} characters"}], f"`{name}` is too long")
-            found = query_words(raw)
+            found = query_words(raw, flt["optional_words"])
             if not found:
                 raise Invalid([{"name": name, "reason": "no letters or digits"}], f"`{name}`: {raw!r} has no word")
             return found
@@ -94,15 +94,17 @@ class Listing:
                 raise Invalid([{"name": name, "reason": "a year, four digits"}], f"`{name}`: {raw!r} is not a year")
             return int(text)
         folded = slugify(raw)
+        compact = folded.replace("-", "")  # separators dropped: "ecommerce", "seriesA", "U.K."
+        padded = re.sub(r"-([0-9])$", r"-0\1", folded)  # a month written 2025-7 is 2025-07
         if "exists" in flt:
             if folded and self.fetch(flt["exists"].replace("{value}", folded)) is not None:
                 return folded
         elif folded in flt["values"]:
             return flt["values"][folded]
-        elif folded.replace("-", "") in flt["values"]:  # separators dropped: "ecommerce", "seriesA", "U.K."
-            return flt["values"][folded.replace("-", "")]
-        elif "pattern" in flt and re.fullmatch(flt["pattern"], re.sub(r"-([0-9])$", r"-0\1", folded)):
-            return re.sub(r"-([0-9])$", r"-0\1", folded)  # a month written 2025-7 is 2025-07
+        elif compact in flt["values"]:
+            return flt["values"][compact]
+        elif "pattern" in flt and re.fullmatch(flt["pattern"], padded):
+            return padded
         raise Invalid([{"name": name, "reason": f"unknown value {raw!r}: {unknown_hint(flt, folded, where)}"}],
                       f"`{name}`: unknown value {raw!r}")
 

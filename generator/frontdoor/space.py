@@ -39,6 +39,11 @@ TRACKING = ("utm_*", "fbclid", "gclid", "msclkid", "mc_cid", "mc_eid")
 """Parameters a link tracker adds: ignored by the front door (they never change an answer)."""
 PATTERNS = {"month": r"[0-9]{4}-(0[1-9]|1[0-2])"}
 """Filters whose every well-formed value is valid (a month without events answers an empty list)."""
+LEGAL_FORMS = ("ab", "ag", "as", "asa", "bv", "co", "corp", "corporation", "gmbh", "group", "holding", "holdings",
+               "inc", "incorporated", "kk", "limited", "llc", "llp", "lp", "ltd", "nv", "oyj", "plc", "pte", "pty",
+               "sa", "se", "spa", "the")
+"""Words of a company's legal form (and "the") that a text query may carry without the name having them:
+``q=Stripe Inc`` finds Stripe. Only dropped beside a word that is not one of them (``q=group`` is a word)."""
 OPEN_DOMAINS = {"company": "/api/companies/{value}.json"}
 """Filters whose values are resources too many to list: a value is known when its resource exists."""
 
@@ -127,7 +132,7 @@ def _filter(route: ListRoute, flt: Filter, values: list[str], names: dict[str, l
     entry: dict[str, object] = {"name": flt.name, "kind": flt.kind, "field": _field(route, flt), "multi": flt.multi,
                                 "sortable": flt.sortable}
     if flt.kind == "text":
-        entry.update(text_fields=_text_fields(route, flt), word_max=WORD_MAX,
+        entry.update(text_fields=_text_fields(route, flt), word_max=WORD_MAX, optional_words=list(LEGAL_FORMS),
                      prefixes=list(flt.prefixes) if flt.prefixes else None)
     elif flt.kind == "ladder":
         entry["ladder"] = sorted(int(v) for v in flt.domain)

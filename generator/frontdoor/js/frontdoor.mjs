@@ -266,13 +266,11 @@ function missing(kind, detail, key) {
   const hint = found.length ? `; search for one: /api/search?q=${found.join("%20")}&type=${kind}` : "";
   return `${detail.path}/${key}: no ${kind} with this ${detail.keys.join(" or ")}${hint}`;
 }
-// words of a legal form (and "the") a text query may carry without the name having them; see common.LEGAL_FORMS
-const LEGAL_FORMS = new Set(["ab", "ag", "as", "asa", "bv", "co", "corp", "corporation", "gmbh", "group", "holding",
-  "holdings", "inc", "incorporated", "kk", "limited", "llc", "llp", "lp", "ltd", "nv", "oyj", "plc", "pte", "pty",
-  "sa", "se", "spa", "the"]);
-function queryWords(text) {
+// the words of `q` that must match: its words without the optional ones (a legal form: the text filter's
+// optional_words in the query space), unless that is all of them
+function queryWords(text, optional) {
   const found = words(text);
-  const kept = found.filter((w) => !LEGAL_FORMS.has(w));
+  const kept = found.filter((w) => !optional.includes(w));
   return kept.length ? kept : found;
 }
 
@@ -344,7 +342,7 @@ class Listing {
       if ([...raw].length > TEXT_MAX) {
         throw new Invalid([{name, reason: `at most ${TEXT_MAX} characters`}], `\`${name}\` is too long`);
       }
-      const found = queryWords(raw);
+      const found = queryWords(raw, flt.optional_words);
       if (!found.length) throw new Invalid([{name, reason: "no letters or digits"}], `\`${name}\`: ${repr(raw)} has no word`);
       return found;
     }
@@ -356,14 +354,16 @@ class Listing {
       return Number(text);
     }
     const folded = slugify(raw);
+    const compact = folded.replaceAll("-", ""); // separators dropped: "ecommerce", "seriesA", "U.K."
+    const padded = folded.replace(/-([0-9])$/, "-0$1"); // a month written 2025-7 is 2025-07
     if ("exists" in flt) {
       if (folded && (await this.fetch(flt.exists.replaceAll("{value}", folded))) !== null) return folded;
     } else if (Object.hasOwn(flt.values, folded)) {
       return flt.values[folded];
-    } else if (Object.hasOwn(flt.values, folded.replaceAll("-", ""))) { // separators dropped: "ecommerce", "U.K."
-      return flt.values[folded.replaceAll("-", "")];
-    } else if ("pattern" in flt && new RegExp(`^(?:${flt.pattern})$`).test(folded.replace(/-([0-9])$/, "-0$1"))) {
-      return folded.replace(/-([0-9])$/, "-0$1"); // a month written 2025-7 is 2025-07
+    } else if (Object.hasOwn(flt.values, compact)) {
+      return flt.values[compact];
+    } else if ("pattern" in flt && new RegExp(`^(?:${flt.pattern})$`).test(padded)) {
+      return padded;
     }
     throw new Invalid([{name, reason: `unknown value ${repr(raw)}: ${unknownHint(flt, folded, where)}`}],
       `\`${name}\`: unknown value ${repr(raw)}`);
