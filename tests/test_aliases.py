@@ -140,15 +140,44 @@ def test_a_name_used_after_the_dates_edgar_gives_is_not_the_company(tmp_path: Pa
         ("Old Name Corp", "New Name Corp", "a name the other record had (aliases.csv)")]
 
 
-@pytest.mark.parametrize(("document", "expected"), [
-    ('{"cik": "42", "name": "X"}', ":1: a submissions document needs the keys cik, name, filings (missing filings)"),
-    ('{"cik": "42", "name": "X", "filings": {}, "formerNames": [{"name": "Y", "from": "last year"}]}',
-     ":1: formerNames[0]: expected {name, from, to} with ISO dates"),
-    ('{"cik": "42", "name": ', ":1: malformed JSON"),
+@pytest.mark.parametrize(("name", "document", "expected"), [
+    ("CIK0000000042.json", '{"cik": "42", "name": ', ":1: column 23: malformed JSON"),
+    ("CIK0000000042.json", '{"cik": null, "name": "X", "filings": {}}', ":1: a submissions document needs a CIK"),
+    ("filer.json", '{"accessionNumber": [], "form": []}', ": no file of a known format to import"),
 ])
-def test_a_bad_submissions_document_fails_naming_the_file(tmp_path: Path, document: str, expected: str) -> None:
-    src = tmp_path / "CIK0000000042.json"
+def test_a_bad_submissions_document_fails_naming_the_file(tmp_path: Path, name: str, document: str,
+                                                           expected: str) -> None:
+    src = tmp_path / name
     src.write_text(document, encoding="utf-8")
     with pytest.raises(SourceError) as error:
         import_files("auto", [src], tmp_path / "into", QUIET)
     assert str(error.value).startswith(f"{src}{expected}"), str(error.value)
+
+
+def test_a_submissions_record_a_source_got_wrong_is_skipped_or_repaired_and_reported(tmp_path: Path) -> None:
+    """A key given twice with two values skips that filer; reversed or unreadable former-name dates are dropped
+    (the name stays); a person is no company. Each is listed with its file; the rest imports."""
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "CIK0000000042.json").write_text(
+        '{"cik": "42", "name": "Twice Corp", "cik": "43", "entityType": "operating", "filings": {}}')
+    (src / "CIK0000000044.json").write_text(json.dumps({
+        "cik": "0000000044", "entityType": "operating", "name": "KEPT CORP", "filings": {"recent": {}},
+        "formerNames": [{"name": "Backwards Inc", "from": "2020-05-01T00:00:00.000Z", "to": "2019-01-01T00:00:00.000Z"},
+                        {"name": "Undated Inc", "from": "last year", "to": None}]}))
+    (src / "CIK0000000045.json").write_text(json.dumps({
+        "cik": "45", "entityType": "other", "name": "DOE JANE", "ein": None, "insiderTransactionForOwnerExists": 1,
+        "insiderTransactionForIssuerExists": 0, "filings": {"recent": {"form": ["4", "4", "144", "3"]}}}))
+    result = import_files("auto", [src], tmp_path / "into", QUIET)
+    names = {c["name"]: c for c in entities.rows(tmp_path / "into", "companies")}
+    assert set(names) == {"Kept Corp"}
+    aliases = {(a["alias"], a["from_date"], a["to_date"]) for a in entities.rows(tmp_path / "into", "aliases")}
+    assert {("Backwards Inc", "", ""), ("Undated Inc", "", "")} <= aliases
+    where = result.context.where
+    assert where["edgar: submissions documents giving a key twice with two values (skipped)"] == [
+        "CIK0000000042.json: cik"]
+    assert where["edgar: former names whose dates are reversed (name kept, dates dropped)"] == [
+        "CIK0000000044.json: formerNames[0] 2020-05-01 > 2019-01-01"]
+    assert where["edgar: former-name dates that are no dates (dropped)"] == ["CIK0000000044.json: formerNames[1].from"]
+    assert where["edgar: submissions of individual filers (people, not companies)"] == [
+        "CIK0000000045.json (DOE JANE)"]

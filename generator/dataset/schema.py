@@ -139,6 +139,10 @@ class Company(Row):
         "'date joined'; month precision in the lists)"
     )
     unicorn_date_source: Text | None = Field(None, description="the list that gives unicorn_date")
+    fiscal_year_end: Annotated[str, Field(pattern=r"^(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$")] | None = Field(
+        None, description="month and day the fiscal year ends, MM-DD (EDGAR's fiscalYearEnd; a 52-53-week year "
+        "ends near it)"
+    )
 
     @field_validator("slug")
     @classmethod

@@ -78,6 +78,8 @@ UNKNOWN = "not a known format"
 
 
 def skip_reason(path: Path) -> str:
+    if path.suffix == ".gz" and path.with_suffix("").is_file():
+        return f"a gzip copy of {path.with_suffix('').name} beside it, which is read"
     return next((why for start, why in NOT_IMPORTED.items() if path.name.startswith(start)), UNKNOWN)
 
 
@@ -161,6 +163,9 @@ def _import(source: str, paths: list[Path], into: Path, progress: Callable[[str]
     from generator.dataset.load import validate
 
     steps, unknown = plan(source, paths)
+    if not steps:
+        listed = "; ".join(f"{path}: {skip_reason(path)}" for path in unknown[:10]) or "no files"
+        raise SourceError(", ".join(str(p) for p in paths), 0, f"no file of a known format to import ({listed})")
     store = Store.load(into)
     ticker_lists = frozenset(f.source.name for f in FORMATS.values() if f.source.current_tickers)
     decisions = Decisions.load(into)

@@ -73,7 +73,8 @@ class AliasBook:
         for name, start, end in fact.former_names:
             self.add(company, name, source, "former name", start, end)
         current = self.merger.store.rows["companies"][company]["name"]
-        if old_name and current != old_name and not names_agree(old_name, current):
+        dated = {normalise(name) for name, _, _ in fact.former_names}
+        if old_name and current != old_name and not names_agree(old_name, current) and normalise(old_name) not in dated:
             self.add(company, old_name, source, "name before it renamed the company")
         elif fact.name and not names_agree(fact.name, current):
             self.add(company, fact.name, source, "name it uses")

@@ -94,6 +94,14 @@ class FilingFact:
 
 
 @dataclass
+class FinancialFact:
+    """One fiscal year of a company's reported figures (``fields``: canonical ``financials`` columns)."""
+
+    company: CompanyFact
+    fields: dict[str, str]
+
+
+@dataclass
 class NewsFact:
     """A news item about the company that held ``ticker`` on its date (``fields``: published_date, headline,
     publisher, url); ``where`` (file:line) names it in the import report when no company did."""
@@ -103,7 +111,7 @@ class NewsFact:
     where: str
 
 
-Fact = CompanyFact | IpoFact | RoundFact | InvestorFact | InvestmentFact | FilingFact | NewsFact
+Fact = CompanyFact | IpoFact | RoundFact | InvestorFact | InvestmentFact | FilingFact | FinancialFact | NewsFact
 
 
 @dataclass
@@ -112,16 +120,26 @@ class Context:
 
     mapper: Mapper = field(default_factory=Mapper)
     skipped: dict[str, int] = field(default_factory=dict)
+    where: dict[str, list[str]] = field(default_factory=dict)
+    """reason -> the first ``SHOWN`` places (file:line, or file and the record's key) of what was skipped."""
+    SHOWN = 5
 
-    def skip(self, reason: str, count: int = 1) -> None:
+    def skip(self, reason: str, count: int = 1, where: str = "") -> None:
+        """Count ``count`` records or values left out (or repaired) for ``reason``; ``where`` names the place."""
         self.skipped[reason] = self.skipped.get(reason, 0) + count
+        if where and len(shown := self.where.setdefault(reason, [])) < self.SHOWN:
+            shown.append(where)
 
 
 def read_text(path: Path, encoding: str = "utf-8") -> str:
+    data = path.read_bytes()
     try:
-        return path.read_bytes().decode(encoding)
+        return data.decode(encoding)
     except UnicodeDecodeError as error:
-        raise SourceError(path, 0, f"not valid {encoding} (byte {error.start})") from None
+        line = data.count(b"\n", 0, error.start) + 1
+        column = error.start - (data.rfind(b"\n", 0, error.start) + 1) + 1
+        raise SourceError(path, line, f"column {column}: not valid {encoding} (byte 0x{data[error.start]:02x})") \
+            from None
 
 
 def csv_rows(

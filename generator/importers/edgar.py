@@ -14,13 +14,13 @@ ticker lists and the indexes.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
-from typing import get_args
+from typing import Any, get_args
 
 from generator.dataset.schema import FilingForm
+from generator.importers import edgar_submissions, jsondoc
 from generator.importers.base import (
     CompanyFact,
     Context,
@@ -41,24 +41,24 @@ CREATES_COMPANY = frozenset({"D", "D/A", "S-1", "S-1/A", "F-1", "F-1/A", "DRS", 
 _FORM_IDX_HEADER = ("Form Type", "Company Name", "CIK", "Date Filed", "File Name")
 _MASTER_HEADER = "CIK|Company Name|Form Type|Date Filed|File Name"
 _ACCESSION = re.compile(r"(\d{10}-\d{2}-\d{6})\.txt$")
-_SUBMISSIONS = re.compile(r"^CIK\d{10}\.json$")
-_ISO_DAY = re.compile(r"^\d{4}-\d{2}-\d{2}")
 
 
 def detect(path: Path) -> int | None:
+    """By what a file holds, not only its name: EDGAR names submissions and companyfacts documents alike."""
     name = path.name
     if name.startswith("company_tickers") and name.endswith(".json"):
-        return 0
-    if _SUBMISSIONS.match(name):
-        return 5
+        keys = jsondoc.top_keys(path)
+        empty = jsondoc.head(path).rstrip() == b"{}"
+        return 0 if empty or (keys and (keys[:2] == ["fields", "data"] or keys[0].isdigit())) else None
     if name.endswith(".idx") and (name.startswith("form") or name.startswith("master")):
-        return 90
-    return None
+        start = jsondoc.head(path, 8192)
+        return 90 if b"Form Type" in start or b"CIK|Company Name" in start else None
+    return edgar_submissions.detect(path)
 
 
 def read(path: Path, ctx: Context) -> Iterator[Fact]:
-    if _SUBMISSIONS.match(path.name):
-        yield from _submissions(path, ctx)
+    if edgar_submissions.detect(path) is not None:
+        yield from edgar_submissions.read(path, ctx, FORMS)
     elif path.suffix == ".json":
         yield from _tickers(path, ctx)
     elif path.name.startswith("master"):
@@ -67,62 +67,59 @@ def read(path: Path, ctx: Context) -> Iterator[Fact]:
         yield from _form_idx(path, ctx)
 
 
-def _tickers(path: Path, ctx: Context) -> Iterator[Fact]:
-    try:
-        data = json.loads(read_text(path))
-    except json.JSONDecodeError as error:
-        raise SourceError(path, error.lineno, f"malformed JSON: {error.msg}") from None
+def _ticker_rows(path: Path, ctx: Context) -> Iterator[tuple[str, dict[str, Any]]]:
+    """(where, {cik, name, ticker[, exchange]}) of a ticker list in either layout; a record of the wrong shape is
+    skipped and reported (the layout itself being wrong fails the file)."""
+    data = jsondoc.read(path)
     if isinstance(data, dict) and "fields" in data:
-        if data["fields"] != ["cik", "name", "ticker", "exchange"]:
-            raise SourceError(path, 1, f"fields must be [cik, name, ticker, exchange] (found {data['fields']})")
-        rows = [dict(zip(data["fields"], values, strict=True)) for values in data["data"]]
+        fields = data["fields"]
+        if fields != ["cik", "name", "ticker", "exchange"] or not isinstance(data.get("data"), list):
+            raise SourceError(path, 1, f"fields must be [cik, name, ticker, exchange] with a list of data (found "
+                              f"{fields!r})")
+        for n, values in enumerate(data["data"]):
+            if not isinstance(values, list) or len(values) != len(fields):
+                ctx.skip("edgar: ticker-list records of the wrong shape (skipped)", where=f"{path.name}: data[{n}]")
+                continue
+            yield f"{path.name}: data[{n}]", dict(zip(fields, values, strict=True))
     elif isinstance(data, dict):
-        rows = []
-        for index, entry in data.items():
-            if not isinstance(entry, dict) or set(entry) != {"cik_str", "ticker", "title"}:
-                raise SourceError(path, 1, f"entry {index}: expected {{cik_str, ticker, title}} (found {entry!r})")
-            rows.append({"cik": entry["cik_str"], "name": entry["title"], "ticker": entry["ticker"]})
+        for index, entry in jsondoc.items(data):
+            if not isinstance(entry, dict) or set(entry) != {"cik_str", "ticker", "title"} or entry.repeated:
+                ctx.skip("edgar: ticker-list records of the wrong shape (skipped)", where=f"{path.name}: {index!r}")
+                continue
+            if index in data.repeated:
+                ctx.skip("edgar: ticker-list keys given twice (each record read)", where=f"{path.name}: {index!r}")
+            row = {"cik": entry["cik_str"], "name": entry["title"], "ticker": entry["ticker"]}
+            yield f"{path.name}: {index!r}", row
     else:
         raise SourceError(path, 1, "expected an object of {cik_str, ticker, title} or {fields, data}")
+
+
+def _cik(value: Any) -> str:
+    """A CIK from a number or a digit string ('' for anything else: NaN, null, a fraction, a word)."""
+    if isinstance(value, str) and value.strip().isdigit():
+        value = int(value.strip())
+    number = jsondoc.number(value)
+    return str(int(number)) if number is not None and number == int(number) and 0 < number < 10**10 else ""
+
+
+def _tickers(path: Path, ctx: Context) -> Iterator[Fact]:
     seen: set[str] = set()
-    for row in rows:
-        cik = str(int(row["cik"]))
+    for where, row in _ticker_rows(path, ctx):
+        cik, name = _cik(row["cik"]), clean(row["name"]) if isinstance(row["name"], str) else ""
+        if not cik or not name or not isinstance(row["ticker"], str | None):
+            ctx.skip("edgar: ticker-list records without a CIK, name or ticker (skipped)", where=where)
+            continue
         if cik in seen:
             ctx.skip("edgar: further tickers of a CIK (share classes)")
             continue
         seen.add(cik)
-        symbol = ticker(clean(str(row["ticker"])), ctx)
+        symbol = ticker(clean(row["ticker"] or ""), ctx)
         fields = {"status": "public"}
         if "exchange" in row:
-            exchange = ctx.mapper.exchange(row["exchange"] or "")
+            exchange = ctx.mapper.exchange(row["exchange"] if isinstance(row["exchange"], str) else "")
             if exchange:
                 fields["exchange"] = exchange
-        yield CompanyFact(display_name(row["name"]), cik=cik, ticker=symbol, fields=fields)
-
-
-def _submissions(path: Path, ctx: Context) -> Iterator[Fact]:
-    try:
-        document = json.loads(read_text(path))
-    except json.JSONDecodeError as error:
-        raise SourceError(path, error.lineno, f"malformed JSON: {error.msg}") from None
-    missing = [k for k in ("cik", "name", "filings") if not isinstance(document, dict) or k not in document]
-    if missing:
-        raise SourceError(path, 1, f"a submissions document needs the keys cik, name, filings (missing "
-                          f"{', '.join(missing)})")
-    cik, name = str(document["cik"]).lstrip("0"), clean(str(document["name"] or ""))
-    if not cik.isdigit() or not name:
-        raise SourceError(path, 1, f"expected a CIK and a name (found {document['cik']!r}, {document['name']!r})")
-    former = []
-    for n, entry in enumerate(document.get("formerNames") or []):
-        dates = [entry.get(k) or "" for k in ("from", "to")] if isinstance(entry, dict) else None
-        if dates is None or not clean(str(entry.get("name") or "")) or any(
-                d and not (isinstance(d, str) and _ISO_DAY.match(d)) for d in dates):
-            raise SourceError(path, 1, f"formerNames[{n}]: expected {{name, from, to}} with ISO dates "
-                              f"(found {entry!r})")
-        former.append((display_name(entry["name"]), dates[0][:10], dates[1][:10]))
-    sector = ctx.mapper.sic(str(document.get("sic") or "")) if document.get("sic") else None
-    yield CompanyFact(display_name(name), cik=str(int(cik)), former_names=former,
-                      defaults={"sector": sector} if sector else {})
+        yield CompanyFact(display_name(name), cik=cik, ticker=symbol, fields=fields)
 
 
 def _filing(ctx: Context, form: str, name: str, cik: str, date: str, file_name: str) -> Fact | None:

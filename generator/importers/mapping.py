@@ -96,6 +96,10 @@ SIC_RANGES: tuple[tuple[int, int, str], ...] = (
 )
 """SIC code ranges -> slug; the narrowest range containing the code wins (EDGAR company records carry SIC)."""
 
+SIC_NO_INDUSTRY = frozenset({"8880", "8888", "9995", "9999"})
+"""EDGAR's SIC codes of filers with no industry: American Depositary Receipts, foreign governments,
+non-operating establishments, not classified."""
+
 _COUNTRY_NAMES = {name.lower(): code for code, (name, _) in COUNTRIES.items() if code != "xx"}
 
 EXCHANGES = {
@@ -136,6 +140,9 @@ class Mapper:
         return found if found is not None else self.lookup("yahoo-sector", sector)
 
     def sic(self, code: str) -> str | None:
+        if code in SIC_NO_INDUSTRY:
+            self.miss("sic", code)
+            return None
         if code.isdigit():
             number = int(code)
             ranges = [r for r in SIC_RANGES if r[0] <= number <= r[1]]

@@ -127,8 +127,9 @@ class Merger:
                 continue
             if column == "ticker" and table == "companies" and not self._take_ticker(key, value):
                 continue
-            if row[column] == value and self.store.owner(table, key, column) not in (None, (PLACEHOLDER_SOURCE,
-                                                                                           "estimate")):
+            owner = self.store.owner(table, key, column)
+            if row[column] == value and owner not in (None, (PLACEHOLDER_SOURCE, "estimate")) and (
+                    RANK[owner[1]] >= RANK[basis]):
                 continue  # the value stays with the source that gave it first: a re-import moves nothing
             if row[column] != value:
                 row[column] = value

@@ -67,7 +67,9 @@ def render(result: ImportResult, into: Path) -> str:
     for title, counts in (("conflicts", report.conflicts), ("filled in", result.fixes),
                           ("not imported", result.context.skipped)):
         for reason, n in sorted(counts.items()):
-            lines.append(f"  {title}: {reason}: {n}")
+            where = result.context.where.get(reason, []) if counts is result.context.skipped else []
+            lines.append(f"  {title}: {reason}: {n}" + (f" ({', '.join(where)}{', ...' if n > len(where) else ''})"
+                                                          if where else ""))
     for vocabulary, values in sorted(result.context.mapper.unmapped.items()):
         top = sorted(values.items(), key=lambda item: (-item[1], item[0]))
         shown = ", ".join(f"{value!r} {n}" for value, n in top[:12])
