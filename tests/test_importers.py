@@ -11,7 +11,7 @@ import pytest
 
 from generator.dataset.load import validate
 from generator.importers import import_files, plan
-from generator.importers.base import SourceError
+from generator.importers.base import Context, SourceError
 from generator.importers.identity import normalise
 from generator.importers.mapping import Mapper
 from tests.conftest import SHARED_DATA
@@ -161,14 +161,22 @@ def test_changed_column_layout_fails_with_file_line_and_expectation(tmp_path: Pa
     assert not (tmp_path / "canonical" / "companies.csv").exists()
 
 
-def test_a_bad_value_fails_with_file_line_and_column(tmp_path: Path) -> None:
+def test_a_bad_value_skips_its_row_naming_file_line_and_column(tmp_path: Path) -> None:
+    """A row with a value that cannot be read is skipped and listed (file:line: column); the file's other rows
+    import. A file of which no row can be read is wrong as a whole: it fails with the first, and nothing is written."""
     source = SHARED_DATA / "iposcoop-ipos-2000-2018" / "ipos.csv"
     path = head(source, tmp_path / "ipos.csv", 4)
-    text = path.read_text(encoding="utf-8").replace("$10.00", "ten dollars", 1)
-    path.write_text(text, encoding="utf-8")
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text.replace("$10.00", "ten dollars", 1), encoding="utf-8")
+    result = import_files("iposcoop", [path], tmp_path / "canonical", QUIET)
+    assert result.context.where[Context.BAD_RECORDS] == [
+        "ipos.csv:2: column Offer Price: expected a number (got 'ten dollars')"]
+    assert result.rows["ipos"] == 2
+    lines = text.splitlines()
+    path.write_text("\n".join([lines[0], *(line.replace("$", "USD ") for line in lines[1:])]) + "\n")
     with pytest.raises(SourceError, match=r"ipos.csv:2: column Offer Price: expected a number"):
-        import_files("iposcoop", [path], tmp_path / "canonical", QUIET)
-    assert not (tmp_path / "canonical").exists()
+        import_files("iposcoop", [path], tmp_path / "new", QUIET)
+    assert not (tmp_path / "new").exists()
 
 
 def test_unmapped_values_are_reported_not_dropped() -> None:

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from generator.importers import import_files, plan
-from generator.importers.base import SourceError
+from generator.importers.base import Context, SourceError
 from tests.conftest import SHARED_DATA
 from tests.nasdaq_fixture import EARLY_FILE, FIXTURES, HTML_PAGE, MONTHS, derive, document, error_answer
 
@@ -151,15 +151,6 @@ def month(**changes: object) -> dict:
      "data: expected the tables priced, upcoming, filed and withdrawn (missing withdrawn)"),
     (month(data__upcoming={"rows": []}), "data.upcoming.upcomingTable: expected an object with upcomingTable"),
     (month(data__filed__rows={}), "data.filed.rows: expected a list or null (found dict)"),
-    (month(data__filed__rows__1__filedDate=None), "data.filed.rows[1]: missing filedDate (a row has dealID,"),
-    (month(data__priced__rows__2__sharesOffered=5),
-     "data.priced.rows[2]: sharesOffered: expected text or null (found 5)"),
-    (month(data__priced__rows__0__pricedDate="9/31/2025"),
-     "data.priced.rows[0]: column pricedDate: expected a date (%m/%d/%Y) (got '9/31/2025')"),
-    (month(data__priced__rows__0__dollarValueOfSharesOffered="$1.2 bn"),
-     "data.priced.rows[0]: column dollarValueOfSharesOffered: expected a number"),
-    (month(data__withdrawn__rows__0__withdrawDate=""), "data.withdrawn.rows[0]: column withdrawDate: expected the"),
-    (month(data__filed__rows__0__companyName=None), "data.filed.rows[0]: missing companyName"),
 ])
 def test_bad_input_fails_naming_file_row_and_reason(tmp_path: Path, document: object, reason: str) -> None:
     path = tmp_path / "2025-09.json"
@@ -171,6 +162,30 @@ def test_bad_input_fails_naming_file_row_and_reason(tmp_path: Path, document: ob
         import_files("nasdaq-calendar", [path], tmp_path / "canonical", QUIET)
     assert str(failure.value).startswith(f"{path}: {reason}")
     assert not (tmp_path / "canonical").exists()
+
+
+@pytest.mark.parametrize(("document", "reason"), [
+    (month(data__filed__rows__1__filedDate=None), "data.filed.rows[1]: missing filedDate (a row has dealID,"),
+    (month(data__priced__rows__2__sharesOffered=5),
+     "data.priced.rows[2]: sharesOffered: expected text or null (found 5)"),
+    (month(data__priced__rows__0__pricedDate="9/31/2025"),
+     "data.priced.rows[0]: column pricedDate: expected a date (%m/%d/%Y) (got '9/31/2025')"),
+    (month(data__priced__rows__0__dollarValueOfSharesOffered="$1.2 bn"),
+     "data.priced.rows[0]: column dollarValueOfSharesOffered: expected a number"),
+    (month(data__withdrawn__rows__0__withdrawDate=""), "data.withdrawn.rows[0]: column withdrawDate: expected the"),
+    (month(data__filed__rows__0__companyName=None), "data.filed.rows[0]: missing companyName"),
+])
+def test_a_bad_row_is_skipped_and_reported_naming_file_row_and_reason(tmp_path: Path, document: object,
+                                                                      reason: str) -> None:
+    """A row the source got wrong stops nothing: it is listed with its file and place, the month's others import."""
+    path = write(tmp_path / "2025-09.json", document)
+    (tmp_path / "whole").mkdir()
+    whole = import_files("nasdaq-calendar", [write(tmp_path / "whole" / "2025-09.json", month())], tmp_path / "a",
+                         QUIET)
+    result = import_files("nasdaq-calendar", [path], tmp_path / "canonical", QUIET)
+    shown = result.context.where[Context.BAD_RECORDS]
+    assert len(shown) == 1 and shown[0].startswith(f"2025-09.json: {reason}"), shown
+    assert whole.rows["ipos"] - 1 <= result.rows["ipos"] <= whole.rows["ipos"]
 
 
 def test_auto_finds_the_months_by_name_or_by_content(tmp_path: Path) -> None:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from generator.importers import import_files, plan, skip_reason
-from generator.importers.base import SourceError
+from generator.importers.base import Context
 from generator.importers.identity import held_on
 from generator.importers.report import render
 from tests.conftest import SHARED_DATA, TINY
@@ -106,15 +106,19 @@ def test_the_imported_feed_builds_and_each_item_names_its_source(canonical: Path
     ("9,No publisher,https://example.com/x,,1/2/2020 0:00,ARM", ":11: column publisher: expected a value"),
     ("9,Short row,https://example.com/x,Example Wire", ":11: expected 6 fields, found 4"),
 ])
-def test_a_bad_row_fails_naming_file_line_and_column(canonical: Path, tmp_path: Path, line: str,
-                                                     expected: str) -> None:
+def test_a_bad_row_is_skipped_naming_file_line_and_column(canonical: Path, tmp_path: Path, line: str,
+                                                          expected: str) -> None:
+    """The feed's odd row is listed with its file, line and column; every other item imports as without it."""
     feed = tmp_path / "feed.csv"
     feed.write_text((FEED / "headlines.csv").read_text(encoding="utf-8") + line + "\n", encoding="utf-8")
-    before = {p.name: p.read_bytes() for p in canonical.iterdir()}
-    with pytest.raises(SourceError) as error:
-        import_files("news-feed", [feed], canonical, QUIET)
-    assert str(error.value).startswith(f"{feed}{expected}"), str(error.value)
-    assert {p.name: p.read_bytes() for p in canonical.iterdir()} == before  # nothing replaced
+    clean = tmp_path / "clean"
+    shutil.copytree(canonical, clean)
+    without = import_files("news-feed", [FEED / "headlines.csv"], clean, QUIET)
+    result = import_files("news-feed", [feed], canonical, QUIET)
+    shown = result.context.where[Context.BAD_RECORDS]
+    assert len(shown) == 1 and shown[0].startswith(f"feed.csv{expected}"), shown
+    assert (canonical / "news.csv").read_bytes() == (clean / "news.csv").read_bytes()
+    assert result.rows == without.rows
 
 
 @pytest.mark.skipif(not SAMPLE.exists(), reason="needs ../shared/data")

@@ -174,8 +174,13 @@ def _import(source: str, paths: list[Path], into: Path, progress: Callable[[str]
     for name, path in steps:
         fmt = FORMATS[name]
         progress(f"{name}: {path}")
+        context.errors = []
+        read = 0
         for fact in fmt.read(path, context):
             merger.apply(fact, fmt.source)
+            read += 1
+        if context.errors and not read:  # not one record could be read: the file is wrong as a whole
+            raise context.errors[0]
     fixes = finalize(store, sorted({FORMATS[name].source.description for name, _ in steps}), ticker_lists)
     pairs = review_pairs(store.rows["companies"], decisions, store.rows["aliases"])
     store.extra[REVIEW] = render_review(pairs)

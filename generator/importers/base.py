@@ -12,6 +12,7 @@ import csv
 import datetime as dt
 import re
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
@@ -124,6 +125,21 @@ class Context:
     """reason -> the first ``SHOWN`` places (file:line, or file and the record's key) of what was skipped."""
     SHOWN = 5
 
+    errors: list[SourceError] = field(default_factory=list)
+    """Records the current file's reader skipped for a value it could not read (``record``); ``import`` fails the
+    file with the first when no record of it could be read (the file is wrong as a whole)."""
+    BAD_RECORDS = "records with a value that cannot be read (skipped)"
+
+    @contextmanager
+    def record(self, path: Path | str, where: int | str) -> Iterator[None]:
+        """Around the reading of one record: a ``SourceError`` it raises skips that record and is reported with
+        its place, and the file's other records are read (a source's odd record stops nothing)."""
+        try:
+            yield
+        except SourceError as error:
+            self.errors.append(error)
+            self.skip(self.BAD_RECORDS, where=str(error).replace(str(path), Path(path).name, 1) or str(where))
+
     def skip(self, reason: str, count: int = 1, where: str = "") -> None:
         """Count ``count`` records or values left out (or repaired) for ``reason``; ``where`` names the place."""
         self.skipped[reason] = self.skipped.get(reason, 0) + count
@@ -143,26 +159,57 @@ def read_text(path: Path, encoding: str = "utf-8") -> str:
 
 
 def csv_rows(
-    path: Path, expected: list[str], encoding: str = "utf-8", delimiter: str = ","
+    path: Path, expected: list[str], encoding: str = "utf-8", delimiter: str = ",", ctx: Context | None = None
 ) -> Iterator[tuple[int, dict[str, str]]]:
-    """Rows of a CSV file whose header must be ``expected``, with the line each starts on; blank rows skipped."""
-    text = read_text(path, encoding).lstrip("\ufeff")
-    reader = csv.reader(text.splitlines(keepends=True), delimiter=delimiter, strict=True)
-    header = next(reader, None)
-    if header is None or [h.strip() for h in header] != expected:
-        found = ",".join(header or [])
-        raise SourceError(path, 1, f"header must be {delimiter.join(expected)} (found {found or 'nothing'})")
-    line = 1
-    try:
-        for values in reader:
-            start, line = line + 1, reader.line_num
-            if not any(v.strip() for v in values):
-                continue
-            if len(values) != len(expected):
-                raise SourceError(path, start, f"expected {len(expected)} fields, found {len(values)}")
-            yield start, dict(zip(expected, values, strict=True))
-    except csv.Error as error:
-        raise SourceError(path, reader.line_num, f"malformed CSV: {error}") from None
+    """Rows of a CSV file whose header must be ``expected``, with the line each starts on; blank rows skipped. With
+    ``ctx``, a row of the wrong number of fields is skipped and reported (without, it fails the file)."""
+    with open(path, encoding="utf-8-sig" if encoding == "utf-8" else encoding, newline="") as handle:
+        reader = csv.reader(handle, delimiter=delimiter, strict=True)  # streamed: memory flat in the file's size
+        try:
+            header = next(reader, None)
+            if header is None or [h.strip() for h in header] != expected:
+                found = ",".join(header or [])
+                raise SourceError(path, 1, f"header must be {delimiter.join(expected)} (found {found or 'nothing'})")
+            line = 1
+            for values in reader:
+                start, line = line + 1, reader.line_num
+                if not any(v.strip() for v in values):
+                    continue
+                if len(values) != len(expected):
+                    error = SourceError(path, start, f"expected {len(expected)} fields, found {len(values)}")
+                    if ctx is None:
+                        raise error
+                    with ctx.record(path, start):
+                        raise error
+                    continue
+                yield start, dict(zip(expected, values, strict=True))
+        except csv.Error as error:
+            raise SourceError(path, reader.line_num, f"malformed CSV: {error}") from None
+        except UnicodeDecodeError:
+            raise decode_error(path, encoding) from None
+
+
+def decode_error(path: Path, encoding: str, chunk: int = 1 << 20) -> SourceError:
+    """Where the first byte that is not ``encoding`` sits (line, column), found reading the file a chunk at a time."""
+    import codecs
+
+    decoder = codecs.getincrementaldecoder(encoding)()
+    offset, line, line_start = 0, 1, 0
+    with open(path, "rb") as handle:
+        while block := handle.read(chunk):
+            try:
+                decoder.decode(block)
+            except UnicodeDecodeError as error:
+                bad = max(error.start - len(decoder.getstate()[0]), 0)
+                line += block.count(b"\n", 0, bad)
+                last = block.rfind(b"\n", 0, bad)
+                column = bad - last if last >= 0 else offset + bad - line_start + 1
+                return SourceError(path, line, f"column {column}: not valid {encoding} (byte 0x{block[bad]:02x})")
+            line += block.count(b"\n")
+            if (last := block.rfind(b"\n")) >= 0:
+                line_start = offset + last + 1
+            offset += len(block)
+    return SourceError(path, line, f"not valid {encoding}")
 
 
 class Cells:

@@ -104,48 +104,51 @@ def read(path: Path, ctx: Context) -> Iterator[Fact]:
 
 
 def _companies(path: Path, ctx: Context, encoding: str) -> Iterator[Fact]:
-    for line, row in csv_rows(path, COMPANY, encoding):
-        cells = Cells(path, line, row)
-        fact = _company(ctx, row, "")
-        status = STATUSES.get(row["status"].strip())
-        if status is None:
-            raise cells.fail("status", f"expected one of {', '.join(STATUSES)}")
-        fact.fields["status"] = status
-        year = cells.number("founded_year")
-        if year and 1800 <= int(year) <= 2100:
-            fact.fields["founded_year"] = year
-        yield fact
+    for line, row in csv_rows(path, COMPANY, encoding, ctx=ctx):
+        with ctx.record(path, line):
+            cells = Cells(path, line, row)
+            fact = _company(ctx, row, "")
+            status = STATUSES.get(row["status"].strip())
+            if status is None:
+                raise cells.fail("status", f"expected one of {', '.join(STATUSES)}")
+            fact.fields["status"] = status
+            year = cells.number("founded_year")
+            if year and 1800 <= int(year) <= 2100:
+                fact.fields["founded_year"] = year
+            yield fact
 
 
 def _rounds(path: Path, ctx: Context, encoding: str) -> Iterator[Fact]:
-    for line, row in csv_rows(path, ROUNDS, encoding):
-        cells = Cells(path, line, row)
-        stage = ROUND_STAGES.get(row["funding_round_type"].strip())
-        if stage is None:
-            raise cells.fail("funding_round_type", f"expected one of {', '.join(ROUND_STAGES)}")
-        date = cells.date("funded_at", DATES)
-        if not date:
-            ctx.skip("crunchbase: rounds without a date")
-            continue
-        fact = _company(ctx, row, "company_")
-        fact.defaults["status"] = "private"
-        yield RoundFact(fact, {"stage": stage, "announced_date": date,
-                               "amount_usd": cells.number("raised_amount_usd")})
+    for line, row in csv_rows(path, ROUNDS, encoding, ctx=ctx):
+        with ctx.record(path, line):
+            cells = Cells(path, line, row)
+            stage = ROUND_STAGES.get(row["funding_round_type"].strip())
+            if stage is None:
+                raise cells.fail("funding_round_type", f"expected one of {', '.join(ROUND_STAGES)}")
+            date = cells.date("funded_at", DATES)
+            if not date:
+                ctx.skip("crunchbase: rounds without a date")
+                continue
+            fact = _company(ctx, row, "company_")
+            fact.defaults["status"] = "private"
+            yield RoundFact(fact, {"stage": stage, "announced_date": date,
+                                   "amount_usd": cells.number("raised_amount_usd")})
 
 
 def _acquisitions(path: Path, ctx: Context, encoding: str) -> Iterator[Fact]:
-    for line, row in csv_rows(path, ACQUISITIONS, encoding):
-        cells = Cells(path, line, row)
-        acquirer = repair(row["acquirer_name"]) or row["acquirer_permalink"].removeprefix("/company/")
-        date = cells.date("acquired_at", DATES)
-        if not acquirer or not date:
-            ctx.skip("crunchbase: acquisitions without acquirer or date")
-            continue
-        fact = _company(ctx, row, "company_")
-        fact.fields.update({"status": "acquired", "acquirer": acquirer, "acquired_date": date})
-        price = cells.number("price_amount")
-        if price and row["price_currency_code"].strip() == "USD":
-            fact.fields["acquisition_price_usd"] = price
-        elif price:
-            ctx.skip("crunchbase: acquisition prices not in USD")
-        yield fact
+    for line, row in csv_rows(path, ACQUISITIONS, encoding, ctx=ctx):
+        with ctx.record(path, line):
+            cells = Cells(path, line, row)
+            acquirer = repair(row["acquirer_name"]) or row["acquirer_permalink"].removeprefix("/company/")
+            date = cells.date("acquired_at", DATES)
+            if not acquirer or not date:
+                ctx.skip("crunchbase: acquisitions without acquirer or date")
+                continue
+            fact = _company(ctx, row, "company_")
+            fact.fields.update({"status": "acquired", "acquirer": acquirer, "acquired_date": date})
+            price = cells.number("price_amount")
+            if price and row["price_currency_code"].strip() == "USD":
+                fact.fields["acquisition_price_usd"] = price
+            elif price:
+                ctx.skip("crunchbase: acquisition prices not in USD")
+            yield fact

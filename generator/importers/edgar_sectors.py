@@ -22,20 +22,21 @@ def detect(path: Path) -> int | None:
 
 def read(path: Path, ctx: Context) -> Iterator[Fact]:
     seen: set[str] = set()
-    for line, row in csv_rows(path, COLUMNS):
-        cells = Cells(path, line, row)
-        cik = cells.number("cik")
-        if not cik or cik in seen:
-            ctx.skip("edgar-sectors: rows without CIK or repeating one")
-            continue
-        seen.add(cik)
-        fields = {"status": "public"}
-        sector = ctx.mapper.yahoo(row["sector"], row["industry"])
-        if sector:
-            fields["sector"] = sector
-        exchange = ctx.mapper.exchange(row["exchange"]) if row["exchange"].strip() else None
-        if exchange:
-            fields["exchange"] = exchange
-        country = ctx.mapper.country(row["country"]) if row["country"].strip() else ""
-        symbol = ticker(cells.text("ticker"), ctx)
-        yield CompanyFact(display_name(row["name"]), cik=cik, ticker=symbol, country=country or "", fields=fields)
+    for line, row in csv_rows(path, COLUMNS, ctx=ctx):
+        with ctx.record(path, line):
+            cells = Cells(path, line, row)
+            cik = cells.number("cik")
+            if not cik or cik in seen:
+                ctx.skip("edgar-sectors: rows without CIK or repeating one")
+                continue
+            seen.add(cik)
+            fields = {"status": "public"}
+            sector = ctx.mapper.yahoo(row["sector"], row["industry"])
+            if sector:
+                fields["sector"] = sector
+            exchange = ctx.mapper.exchange(row["exchange"]) if row["exchange"].strip() else None
+            if exchange:
+                fields["exchange"] = exchange
+            country = ctx.mapper.country(row["country"]) if row["country"].strip() else ""
+            symbol = ticker(cells.text("ticker"), ctx)
+            yield CompanyFact(display_name(row["name"]), cik=cik, ticker=symbol, country=country or "", fields=fields)

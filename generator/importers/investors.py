@@ -53,13 +53,14 @@ def detect(path: Path) -> int | None:
 
 
 def read(path: Path, ctx: Context) -> Iterator[Fact]:
-    for line, row in csv_rows(path, COLUMNS):
-        cells = Cells(path, line, row)
-        company, investor = display_name(row["company_name"]), display_name(row["investor_name"])
-        date = cells.date("funded_when", ("%Y-%m-%d",))
-        if not company or not investor or not date:
-            ctx.skip("crunchbase-investments: rows without company, investor or date")
-            continue
-        yield InvestmentFact(CompanyFact(company, defaults={"status": "private"}),
-                             InvestorFact(investor, {"type": investor_type(investor)}),
-                             date, cells.number("amount_usd"))
+    for line, row in csv_rows(path, COLUMNS, ctx=ctx):
+        with ctx.record(path, line):
+            cells = Cells(path, line, row)
+            company, investor = display_name(row["company_name"]), display_name(row["investor_name"])
+            date = cells.date("funded_when", ("%Y-%m-%d",))
+            if not company or not investor or not date:
+                ctx.skip("crunchbase-investments: rows without company, investor or date")
+                continue
+            yield InvestmentFact(CompanyFact(company, defaults={"status": "private"}),
+                                 InvestorFact(investor, {"type": investor_type(investor)}),
+                                 date, cells.number("amount_usd"))

@@ -28,19 +28,20 @@ def detect(path: Path) -> int | None:
 
 
 def read(path: Path, ctx: Context) -> Iterator[Fact]:
-    for line, row in csv_rows(path, COLUMNS):
-        cells = Cells(path, line, row)
-        date = cells.date("Trade Date", DATES)
-        name, symbol = display_name(row["Issuer"]), ticker(cells.text("Symbol"), ctx)
-        if not date or not name:
-            raise cells.fail("Trade Date" if not date else "Issuer", "expected a trade date and an issuer")
-        if row["LeadJointLeadManagers"].strip():
-            ctx.skip("iposcoop: underwriters (no canonical column)")
-        fields = {
-            "status": "listed", "listing_date": date, "listing_kind": "ipo", "ticker": symbol,
-            "offer_price_cents": cells.cents("Offer Price"),
-            "first_day_close_cents": cells.cents("1st Day Close"),
-        }
-        company = CompanyFact(name, ticker=symbol, date=date,
-                              defaults={"status": "public", "listing_date": date, "listing_kind": "ipo"})
-        yield IpoFact(company, fields)
+    for line, row in csv_rows(path, COLUMNS, ctx=ctx):
+        with ctx.record(path, line):
+            cells = Cells(path, line, row)
+            date = cells.date("Trade Date", DATES)
+            name, symbol = display_name(row["Issuer"]), ticker(cells.text("Symbol"), ctx)
+            if not date or not name:
+                raise cells.fail("Trade Date" if not date else "Issuer", "expected a trade date and an issuer")
+            if row["LeadJointLeadManagers"].strip():
+                ctx.skip("iposcoop: underwriters (no canonical column)")
+            fields = {
+                "status": "listed", "listing_date": date, "listing_kind": "ipo", "ticker": symbol,
+                "offer_price_cents": cells.cents("Offer Price"),
+                "first_day_close_cents": cells.cents("1st Day Close"),
+            }
+            company = CompanyFact(name, ticker=symbol, date=date,
+                                  defaults={"status": "public", "listing_date": date, "listing_kind": "ipo"})
+            yield IpoFact(company, fields)

@@ -41,7 +41,8 @@ def detect(path: Path) -> int | None:
 
 
 def _layout(path: Path) -> list[str]:
-    first = path.read_text(encoding="utf-8").split("\n", 1)[0]
+    with open(path, encoding="utf-8", errors="replace") as handle:
+        first = handle.readline()
     return {"proposedTickerSymbol_x": MERGED, "proposedExchange": PRICINGS}.get(
         next((c for c in ("proposedTickerSymbol_x", "proposedExchange") if c in first), ""), FILINGS)
 
@@ -49,15 +50,16 @@ def _layout(path: Path) -> list[str]:
 def read(path: Path, ctx: Context) -> Iterator[Fact]:
     columns = _layout(path)
     suffix = "_x" if columns is MERGED else ""
-    for line, row in csv_rows(path, columns):
-        cells = Cells(path, line, row)
-        priced = row["dealStatus"].strip() == "Priced" if "dealStatus" in row else False
-        if "dealStatus" in row and row["dealStatus"].strip() and not priced:
-            raise cells.fail("dealStatus", "expected Priced or nothing")
-        if columns is PRICINGS and not priced:
-            raise cells.fail("dealStatus", "expected Priced")
-        side = suffix if priced or not suffix else "_y"
-        yield deal(cells, ctx, "listed" if priced else "filed", side)
+    for line, row in csv_rows(path, columns, ctx=ctx):
+        with ctx.record(path, line):
+            cells = Cells(path, line, row)
+            priced = row["dealStatus"].strip() == "Priced" if "dealStatus" in row else False
+            if "dealStatus" in row and row["dealStatus"].strip() and not priced:
+                raise cells.fail("dealStatus", "expected Priced or nothing")
+            if columns is PRICINGS and not priced:
+                raise cells.fail("dealStatus", "expected Priced")
+            side = suffix if priced or not suffix else "_y"
+            yield deal(cells, ctx, "listed" if priced else "filed", side)
 
 
 def deal(cells: Cells, ctx: Context, status: str, suffix: str = "") -> IpoFact:

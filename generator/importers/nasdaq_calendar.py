@@ -89,7 +89,8 @@ def read(path: Path, ctx: Context) -> Iterator[Fact]:
         where = "data." + ".".join(keys) + ".rows"
         for index, row in enumerate(_rows(path, data, keys, where)):
             place = f"{where}[{index}]"
-            yield nasdaq.deal(Cells(f"{path}: {place}", 0, _cells(path, place, row, columns)), ctx, status)
+            with ctx.record(path, place):
+                yield nasdaq.deal(Cells(f"{path}: {place}", 0, _cells(path, place, row, columns)), ctx, status)
 
 
 def _rows(path: Path, data: dict[str, Any], keys: tuple[str, ...], where: str) -> list[Any]:

@@ -37,16 +37,17 @@ def detect(path: Path) -> int | None:
 
 def read(path: Path, ctx: Context) -> Iterator[Fact]:
     columns = _header(path) or COLUMNS  # a header that is neither fails naming what it should be
-    for line, row in csv_rows(path, columns):
-        cells = Cells(path, line, row)
-        fields = {"headline": cells.text("headline"), "publisher": cells.text("publisher"),
-                  "article_url": row["url"].strip(), "published_date": cells.date("date", DATES)}
-        for column, value in (("headline", fields["headline"]), ("publisher", fields["publisher"]),
-                              ("date", fields["published_date"])):
-            if not value:
-                raise cells.fail(column, "expected a value")
-        if not _URL.match(fields["article_url"]):
-            raise cells.fail("url", "expected an http or https URL")
-        if len(fields["headline"]) > 2000:
-            raise cells.fail("headline", "expected at most 2000 characters")
-        yield NewsFact(ticker(cells.text("stock"), ctx), fields, f"{path}:{line}")
+    for line, row in csv_rows(path, columns, ctx=ctx):
+        with ctx.record(path, line):
+            cells = Cells(path, line, row)
+            fields = {"headline": cells.text("headline"), "publisher": cells.text("publisher"),
+                      "article_url": row["url"].strip(), "published_date": cells.date("date", DATES)}
+            for column, value in (("headline", fields["headline"]), ("publisher", fields["publisher"]),
+                                  ("date", fields["published_date"])):
+                if not value:
+                    raise cells.fail(column, "expected a value")
+            if not _URL.match(fields["article_url"]):
+                raise cells.fail("url", "expected an http or https URL")
+            if len(fields["headline"]) > 2000:
+                raise cells.fail("headline", "expected at most 2000 characters")
+            yield NewsFact(ticker(cells.text("stock"), ctx), fields, f"{path}:{line}")

@@ -57,22 +57,24 @@ def _joined(cells: Cells, column: str, fmt: str, source: Source) -> dict[str, st
 
 
 def read_cbinsights(path: Path, ctx: Context) -> Iterator[Fact]:
-    for line, row in csv_rows(path, CB_COLUMNS):
-        cells = Cells(path, line, row)
-        fields = {"valuation_usd": cells.number("valuation_usd_b", scale=10**9), "valuation_date": CB_AS_OF,
-                  "valuation_basis": "press-report", "headquarters_city": cells.text("city"),
-                  **_joined(cells, "date_joined_ddmmyy", "%d/%m/%y", CBINSIGHTS)}
-        yield _company(ctx, row["company"], row["country"], ("cbinsights-industry", row["industry"]), fields)
-        for name in (n.strip() for n in row["select_investors"].split(",")):
-            if name:
-                ctx.skip("cbinsights: investor links without a round (investor imported, link not)")
-                yield InvestorFact(name, {"type": investor_type(name)})
+    for line, row in csv_rows(path, CB_COLUMNS, ctx=ctx):
+        with ctx.record(path, line):
+            cells = Cells(path, line, row)
+            fields = {"valuation_usd": cells.number("valuation_usd_b", scale=10**9), "valuation_date": CB_AS_OF,
+                      "valuation_basis": "press-report", "headquarters_city": cells.text("city"),
+                      **_joined(cells, "date_joined_ddmmyy", "%d/%m/%y", CBINSIGHTS)}
+            yield _company(ctx, row["company"], row["country"], ("cbinsights-industry", row["industry"]), fields)
+            for name in (n.strip() for n in row["select_investors"].split(",")):
+                if name:
+                    ctx.skip("cbinsights: investor links without a round (investor imported, link not)")
+                    yield InvestorFact(name, {"type": investor_type(name)})
 
 
 def read_maven(path: Path, ctx: Context) -> Iterator[Fact]:
-    for line, row in csv_rows(path, MAVEN_COLUMNS, delimiter=";"):
-        cells = Cells(path, line, row)
-        fields = {"valuation_usd": cells.number("Valuation"), "valuation_date": MAVEN_AS_OF,
-                  "valuation_basis": "press-report", "headquarters_city": cells.text("City"),
-                  "founded_year": cells.number("Year Founded"), **_joined(cells, "Date Joined", "%d.%m.%Y", MAVEN)}
-        yield _company(ctx, row["Company"], row["Country"], ("maven-industry", row["Industry"]), fields)
+    for line, row in csv_rows(path, MAVEN_COLUMNS, delimiter=";", ctx=ctx):
+        with ctx.record(path, line):
+            cells = Cells(path, line, row)
+            fields = {"valuation_usd": cells.number("Valuation"), "valuation_date": MAVEN_AS_OF,
+                      "valuation_basis": "press-report", "headquarters_city": cells.text("City"),
+                      "founded_year": cells.number("Year Founded"), **_joined(cells, "Date Joined", "%d.%m.%Y", MAVEN)}
+            yield _company(ctx, row["Company"], row["Country"], ("maven-industry", row["Industry"]), fields)
