@@ -1,8 +1,9 @@
 """Identity counts of an imported canonical folder, each measured against the raw files or the folder itself (used
 by ``test_entities.py``; ``python -m tests.entities FOLDER [SHARED_DATA]`` prints them for any folder).
 
-- ``rows landed apart``: rows of the unicorn lists whose name, headquarters city and (CB Insights) valuation do not
-  sit together on one record: a record that carries values from two companies disagreeing on the city;
+- ``rows landed apart``: rows of the unicorn lists whose name, headquarters city and (CB Insights) valuation (or a
+  market value since the list: the unicorn listed) do not sit together on one record: a record that carries values
+  from two companies disagreeing on the city;
 - ``shared cik``: CIKs on two records or more;
 - ``shared (ticker, date)``: a ticker listed on one day (within 5 days) by two records or more;
 - ``private with listed IPO``: private records with a listed IPO and no acquisition after it;
@@ -57,6 +58,12 @@ def unicorn_rows(shared: Path) -> list[dict[str, object]]:
     return out
 
 
+def _listed_since(record: dict[str, str], row: dict[str, object]) -> bool:
+    """The record's valuation is a market value dated after the list (the unicorn listed since: its private mark is
+    no longer its current valuation)."""
+    return record["valuation_basis"] == "market-cap" and record["valuation_date"] > "2025-01-07"
+
+
 def landed_apart(folder: Path, shared: Path) -> list[str]:
     by_name: dict[str, list[dict[str, str]]] = defaultdict(list)
     for company in rows(folder, "companies"):
@@ -65,7 +72,7 @@ def landed_apart(folder: Path, shared: Path) -> list[str]:
     for row in unicorn_rows(shared):
         records = by_name.get(_name(str(row["name"])), [])
         together = [r for r in records if (not row["city"] or _city(r["headquarters_city"]) == _city(str(row["city"])))
-                    and (not row["valuation"] or r["valuation_usd"] == row["valuation"])]
+                    and (not row["valuation"] or r["valuation_usd"] == row["valuation"] or _listed_since(r, row))]
         if records and not together:
             out.append(f"{row['line']}: {row['name']} ({row['city']}) on "
                        + ", ".join(f"{r['slug']} ({r['headquarters_city']})" for r in records))

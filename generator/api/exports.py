@@ -67,8 +67,9 @@ def _archive(members: list[tuple[str, bytes]], compress: int) -> bytes:
             member.compress_type = compress
             member.create_system = 3
             member.external_attr = 0o100644 << 16
-            # deflate level 1: a third of level 6's time, 2.3 MB instead of 1.9 MB for the CSV of 10k companies
-            archive.writestr(member, data, compresslevel=1 if compress == zipfile.ZIP_DEFLATED else None)
+            # deflate level 6 (zlib's default): the three archives of 10k companies take 6.6 MB instead of level
+            # 1's 8.7 MB, for 0.7 s more CPU; level 9 saves 0.3 MB more for 1.8 s more
+            archive.writestr(member, data, compresslevel=6 if compress == zipfile.ZIP_DEFLATED else None)
     return buffer.getvalue()
 
 

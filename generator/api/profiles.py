@@ -34,17 +34,36 @@ class Acquisition(Out):
     price_usd: int | None
 
 
+class RestatedFiling(Out):
+    accession_number: str
+    date: dt.date = Field(description="the day it was filed")
+    url: str | None = Field(description="its EDGAR index page, built from the company's CIK; null without one")
+
+
+class FinancialFiling(Out):
+    accession_number: str = Field(description="the fiscal year's own annual report (the original, not an amendment)")
+    filed_date: dt.date | None
+    url: str | None = Field(description="its EDGAR index page, built from the company's CIK; null without one")
+    restated: RestatedFiling | None = Field(
+        description="a later filing that changed a figure (the figures given are its); null when none did")
+
+
 class FinancialYear(Out):
-    fiscal_year: int
+    fiscal_year: int = Field(description="as the company labels it (Apple's fiscal 2023 ends 2023-09-30)")
+    period_end: dt.date | None = Field(description="last day of the fiscal year")
     revenue_usd: int | None
     net_income_usd: int | None
     operating_income_usd: int | None
+    gross_profit_usd: int | None
     gross_margin: float | None = Field(description="ratio, 0.6 = 60 %")
     net_margin: float | None = Field(description="net income / revenue, ratio")
     revenue_growth: float | None = Field(description="revenue / previous fiscal year's revenue - 1, ratio")
     employees: int | None
+    shares_outstanding: int | None = Field(description="common shares outstanding at the period end")
     basis: Basis
     currency_converted_from: str | None = Field(description=CONVERTED)
+    filing: FinancialFiling | None = Field(description="the SEC filing the figures come from; null when none is "
+                                           "named")
 
 
 class RoundInvestorRef(Out):

@@ -26,7 +26,8 @@ Conventions:
 - columns appear in the order listed; optional columns at the end of a table may be left out of the file
   altogether (a file written before they were added still loads, with nulls or their default);
 - categorical values are lowercase slugs `[a-z0-9-]`; countries are ISO 3166-1 alpha-2, lowercase (`us`);
-- `basis` says where a figure comes from: `sec-filing`, `company-report`, `exchange-data`, `press-report`, or
+- `basis` says where a figure comes from: `sec-filing`, `company-report`, `exchange-data`, `market-cap` (a listed
+  company's market value on `valuation_date`: price times shares, from an exchange's list), `press-report`, or
   `estimate` for anything that is not a disclosed number;
 - no date may lie after `as_of` in `dataset.json`, except `ipos.expected_date` and `offerings.close_date`;
 - a figure converted from another currency names that currency in `currency_converted_from`.
@@ -35,9 +36,11 @@ Derived figures:
 - **Current valuation**: a public company's market capitalisation and a private company's latest valuation are
   current unless `companies.valuation_is_current` is false; an acquired company's figure (acquisition price or
   last private mark), a closed company's last mark and a delisted company's last figure are history; `delisted`
-  is a company listed once (an IPO on record) that holds no current listing. The API's `valuation_usd` in listings,
-  `sort=valuation`, `minValuation`, sector ranks and industry totals use current valuations only; the last known
-  figure stays in the profile (`valuation_usd` with `valuation_is_current` false).
+  is a company listed once (an IPO on record) that holds no current listing. An import makes history of a public
+  company's imported valuation that is no market value (`market-cap`: a private mark, a press report) when it is
+  dated before the company's listing or no list of market values describes the company. The API's `valuation_usd`
+  in listings, `sort=valuation`, `minValuation`, sector ranks and industry totals use current valuations only; the
+  last known figure stays in the profile (`valuation_usd` with `valuation_is_current` false).
 - **Funding totals**: `total_raised_usd` sums rounds of new equity (`transaction` equity, convertible notes
   included); stake purchases of existing shares, buyouts and debt are summed apart as `other_transactions_usd`.
 - **Secondary marks** (`secondary_prices.csv`) are observed transactions only: a tender offer or secondary sale

@@ -176,6 +176,23 @@ class Financial(Row):
     currency_converted_from: CurrencyCode | None = Field(
         None, description="reporting currency the USD figures were converted from; empty = reported in USD"
     )
+    period_end: Date | None = Field(
+        None, description="last day of the fiscal year (the SEC's data sets round it to the month end)"
+    )
+    gross_profit_usd: SignedUsd | None = Field(None, description="gross profit; gross_margin = it / revenue_usd")
+    shares_outstanding: Annotated[int, Field(ge=0), STRICT_INTEGER] | None = Field(
+        None, description="common shares outstanding at period_end (else on the annual report's cover page)"
+    )
+    accession_number: Annotated[str, Field(pattern=r"^\d{10}-\d{2}-\d{6}$")] | None = Field(
+        None, description="SEC accession number of the fiscal year's own annual report (the original, not an "
+        "amendment; for a year known only as a comparative, the first report that gave it)"
+    )
+    filed_date: Date | None = Field(None, description="date the report of accession_number was filed")
+    restated_accession_number: Annotated[str, Field(pattern=r"^\d{10}-\d{2}-\d{6}$")] | None = Field(
+        None, description="a later filing that changed a figure (a restatement, a recast, or the figure "
+        "rounded anew); the figures given are the latest filing's"
+    )
+    restated_date: Date | None = Field(None, description="date the filing of restated_accession_number was filed")
 
 
 class FundingRound(Row):

@@ -50,8 +50,9 @@ def _csv_bool(value: object) -> object:
 
 CsvBool = Annotated[bool, BeforeValidator(_csv_bool), Field(description="true or false")]
 
-Basis = Literal["sec-filing", "company-report", "exchange-data", "press-report", "estimate"]
-"""Where a figure comes from. ``estimate`` marks a figure that is not a disclosed number."""
+Basis = Literal["sec-filing", "company-report", "exchange-data", "market-cap", "press-report", "estimate"]
+"""Where a figure comes from. ``market-cap`` is a listed company's market value on a day (price times shares, as an
+exchange's list gives it); ``estimate`` marks a figure that is not a disclosed number."""
 
 CompanyStatus = Literal["public", "private", "acquired", "closed", "delisted"]
 """``delisted``: listed once (an IPO on record) and holding no current listing in the sources: delisted, renamed

@@ -26,7 +26,10 @@ from generator.importers import (
     iposcoop,
     nasdaq,
     nasdaq_calendar,
+    nasdaq_screener,
     newsfeed,
+    sec_companyfacts,
+    sec_datasets,
     unicorns,
 )
 from generator.importers.base import Context, Fact, Source, SourceError
@@ -48,12 +51,15 @@ FORMATS: dict[str, Format] = {f.source.name: f for f in (
     Format(edgar_sectors.SOURCE, edgar_sectors.detect, edgar_sectors.read),
     Format(nasdaq.SOURCE, nasdaq.detect, nasdaq.read),
     Format(nasdaq_calendar.SOURCE, nasdaq_calendar.detect, nasdaq_calendar.read),
+    Format(nasdaq_screener.SOURCE, nasdaq_screener.detect, nasdaq_screener.read),
     Format(iposcoop.SOURCE, iposcoop.detect, iposcoop.read),
     Format(unicorns.CBINSIGHTS, unicorns.detect_cbinsights, unicorns.read_cbinsights),
     Format(unicorns.MAVEN, unicorns.detect_maven, unicorns.read_maven),
     Format(crunchbase.SOURCE, crunchbase.detect, crunchbase.read),
     Format(investors.SOURCE, investors.detect, investors.read),
     Format(newsfeed.SOURCE, newsfeed.detect, newsfeed.read),
+    Format(sec_companyfacts.SOURCE, sec_companyfacts.detect, sec_companyfacts.read),
+    Format(sec_datasets.SOURCE, sec_datasets.detect, sec_datasets.read),
 )}
 AUTO = "auto"
 """Source name that finds the format of each file (folders are walked) and imports in a fixed order: company

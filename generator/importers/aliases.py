@@ -57,6 +57,8 @@ class AliasBook:
         if not norm or norm == normalise(store.rows["companies"][company]["name"]):
             return
         known = [alias for other, _, _, alias in self.by_name.get(norm, []) if other == company]
+        if known and not (start or end):
+            return  # known already, and this source adds no dates: it stays with the source that gave it
         if known:  # written differently before ("FACEBOOK INC", "Facebook, Inc."): the first spelling stays
             name = known[0]
         else:

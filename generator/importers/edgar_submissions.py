@@ -60,7 +60,8 @@ PEOPLE = "edgar: submissions of individual filers (people, not companies)"
 
 
 def detect(path: Path) -> int | None:
-    """A filer's document (rank 5, after the ticker lists) or one of its pages (6), by the keys it holds."""
+    """A filer's document (rank 12, after the ticker lists and the sector table, whose finer industries its SIC code
+    only fills in where they say nothing) or one of its pages (13), by the keys it holds."""
     if path.suffix != ".json":
         return None
     first = jsondoc.top_keys(path)  # a page's first array may hide its other keys past the first bytes
@@ -68,9 +69,9 @@ def detect(path: Path) -> int | None:
     if keys & {"facts", "entityName"}:
         return None  # a companyfacts document, which EDGAR names the same way
     if (keys >= FILER_KEYS and keys & {"entityType", "filings"}) or (FILER.match(path.name) and first[:1] == ["cik"]):
-        return 5
+        return 12
     if PAGE.match(path.name) and jsondoc.top_keys(path)[:1] == ["accessionNumber"]:
-        return 6
+        return 13
     return None
 
 

@@ -25,9 +25,10 @@ NOT_REPORTED = "Not reported"
 _NOT_REPORTED_DATES = frozenset({"expected_date", "close_date"})
 
 
-def _fill(store: Store, table: str, key: str, column: str, value: str, fixes: Counter[str], why: str) -> None:
+def _fill(store: Store, table: str, key: str, column: str, value: str, fixes: Counter[str], why: str,
+          by: tuple[str, str] | None = None) -> None:
     store.rows[table][key][column] = value
-    store.claim(table, key, column, PLACEHOLDER_SOURCE, "estimate")
+    store.claim(table, key, column, *(by or (PLACEHOLDER_SOURCE, "estimate")))
     fixes[why] += 1
 
 
@@ -75,7 +76,12 @@ def derive_status(store: Store, ticker_lists: frozenset[str], fixes: Counter[str
             listed[ipo["company_id"]] = ipo["listing_date"]
     for key, row in companies.items():
         owner = store.owner("companies", key, "status")
-        if (owner is None and row["status"]) or row["status"] in ("acquired", "closed"):
+        if owner is None and row["status"]:
+            continue
+        if row["status"] == "acquired" and _listed_since(store, key, row, listed.get(key, "")):
+            continue
+        if row["status"] == "closed" or (row["status"] == "acquired" and not (
+                row["acquired_date"] and listed.get(key, "") > row["acquired_date"])):
             continue
         if row["status"] != "public" and key not in listed:
             continue
@@ -83,9 +89,9 @@ def derive_status(store: Store, ticker_lists: frozenset[str], fixes: Counter[str
         on_list = ticker_owner is not None and ticker_owner[0] in ticker_lists
         stale = bool(as_of) and not on_list and listed.get(key, "") <= as_of
         if row["ticker"] and not stale:
-            if row["status"] != "public":
+            if row["status"] != "public":  # owned by the source of its listing, which a re-import finds the same
                 _fill(store, "companies", key, "status", "public", fixes,
-                      "company listed and holding its ticker: public")
+                      "company listed and holding its ticker: public", by=ticker_owner)
             continue
         if row["ticker"]:
             why = "listed company whose ticker is on no ticker list of its date: delisted (ticker kept on its IPO)"
@@ -100,9 +106,72 @@ def derive_status(store: Store, ticker_lists: frozenset[str], fixes: Counter[str
         _fill(store, "companies", key, "status", "delisted", fixes, why)
 
 
+def _listed_since(store: Store, key: str, row: dict[str, str], listed: str) -> bool:
+    """An acquired company listed again after its acquisition (a re-IPO, a spin-off: Reddit, bought by Condé Nast
+    in 2006, listed in 2024): its status is the listing's, owned by the source that gave the listing, so that a
+    re-import reads it the same. The acquisition stays on the record as history."""
+    since = row["acquired_date"]
+    valued = row["valuation_basis"] == MARKET_VALUE and row["valuation_date"] > since and row["ticker"]
+    if not since or not (listed > since or valued):
+        return False
+    by = store.owner("companies", key, "valuation_usd" if valued else "ticker") or (PLACEHOLDER_SOURCE, "estimate")
+    if not (row["ticker"] and row["exchange"]):
+        return False  # no current listing: ``derive_status`` goes on to call it delisted
+    row["status"] = "public"
+    store.claim("companies", key, "status", *by)
+    return True
+
+
+MARKET_VALUE = "market-cap"
+"""The basis of a listed company's market value (a list of market values, such as the Nasdaq screener, gives it)."""
+BEFORE_LISTING = "public company's imported valuation dated before its listing (a private mark): not current"
+NO_MARKET_VALUE = ("public company's imported valuation that is no market value, with no list of market values "
+                   "describing it: not current")
+CURRENT_AGAIN = "public company's valuation current again (a market value, or a mark after its listing)"
+
+
+def stale_valuations(store: Store, fixes: Counter[str]) -> None:
+    """A public company's current valuation is its market value, never an older private mark: an imported valuation
+    of a public company whose basis is not ``market-cap`` gets ``valuation_is_current`` false when it is dated before
+    the company's (latest) listing, or when no list of market values describes the company at all (a unicorn list's
+    mark of a company that has listed since). The profile keeps the figure as history; listings and sorts leave it
+    out. Values no source owns (hand-curated) are never touched; a flag this set is cleared again once the valuation
+    is current (a market value arrived)."""
+    listed: dict[str, str] = {}
+    for ipo in store.rows["ipos"].values():
+        if ipo["status"] == "listed" and ipo["listing_date"] > listed.get(ipo["company_id"], ""):
+            listed[ipo["company_id"]] = ipo["listing_date"]
+    for key, row in store.rows["companies"].items():
+        flag = store.owner("companies", key, "valuation_is_current")
+        if flag is None and row["valuation_is_current"]:
+            continue  # hand-curated
+        why = _stale(store, key, row, max(row["listing_date"], listed.get(key, "")))
+        if why and row["valuation_is_current"] != "false":
+            _fill(store, "companies", key, "valuation_is_current", "false", fixes, why)
+        elif not why and row["status"] == "public" and flag is not None and flag[0] == PLACEHOLDER_SOURCE \
+                and row["valuation_is_current"]:
+            row["valuation_is_current"] = ""
+            store.release("companies", key, "valuation_is_current")
+            fixes[CURRENT_AGAIN] += 1
+
+
+def _stale(store: Store, key: str, row: dict[str, str], listing: str) -> str:
+    """Why a company's valuation is not current under ``stale_valuations`` ('' when it is, or is not imported)."""
+    if row["status"] != "public" or not row["valuation_usd"] or row["valuation_basis"] == MARKET_VALUE:
+        return ""
+    if store.owner("companies", key, "valuation_usd") is None:
+        return ""
+    if listing and row["valuation_date"] and row["valuation_date"] < listing:
+        return BEFORE_LISTING
+    if not any(basis == MARKET_VALUE for _, basis in store.provenance.get(("companies", key), {})):
+        return NO_MARKET_VALUE
+    return ""
+
+
 def finalize(store: Store, sources: list[str], ticker_lists: frozenset[str] = frozenset()) -> Counter[str]:
     fixes: Counter[str] = Counter()
     derive_status(store, ticker_lists, fixes)
+    stale_valuations(store, fixes)
     for key, row in store.rows["companies"].items():
         if not row["sector"]:
             _fill(store, "companies", key, "sector", UNCLASSIFIED, fixes, "company sector not given or not mapped")

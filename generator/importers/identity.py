@@ -7,7 +7,9 @@ The evidence, in the order ``merge.find_company`` weighs it:
 2. the same listing: a ticker listed within ``SAME_LISTING_DAYS`` of a listing of that ticker already on record
    is the same IPO, whatever the sources call the company (a translated name, a SPAC renamed after its merger);
 3. the current holder of the ticker, when the names agree and the listing dates are not years apart (tickers
-   are reused);
+   are reused); whatever the names when both the holder's ticker and the fact's come from ticker lists (current
+   listings: a company renamed or translated since one list was made) and no other record has the fact's name (a
+   list older than the other may still name a company whose ticker has since gone to another);
 4. the current holder of the ticker, or for a SPAC's unit ticker (``FACTU``) of its share ticker (``FACT``), when
    the names differ but the holder has a CIK assigned in the years just before the listing (``cik_era``) and no
    listing date of its own: a company that registered with the SEC for that IPO. A holder whose CIK is much

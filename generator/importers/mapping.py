@@ -5,8 +5,9 @@ returns None, the record gets ``unclassified`` / ``xx`` (or no exchange), and th
 with its count. README "Bring your own data" shows where to add a value.
 
 Vocabularies: Yahoo-style sectors and industries (EDGAR-derived ``stock_sector_info.csv``), SIC codes (4-digit,
-by range), Crunchbase 2013 ``category_code``, CB Insights and Maven unicorn industries, country names and ISO
-alpha-3 codes, and exchange names as the SEC and the Nasdaq calendar write them.
+by range), Crunchbase 2013 ``category_code``, CB Insights and Maven unicorn industries, the Nasdaq screener's
+sectors and industries, country names and ISO alpha-3 codes, and exchange names as the SEC and the Nasdaq calendar
+write them.
 """
 
 from __future__ import annotations
@@ -77,6 +78,51 @@ MAVEN_INDUSTRIES = {
 }
 """Maven Analytics unicorn industry (lowercase) -> slug (``Other`` stays unclassified)."""
 
+NASDAQ_SECTORS = {
+    "technology": "enterprise-software", "finance": "financial-services", "health care": "healthcare",
+    "consumer discretionary": "consumer-goods", "consumer staples": "consumer-goods", "industrials": "industrials",
+    "real estate": "real-estate", "energy": "energy", "utilities": "utilities", "basic materials": "materials",
+    "telecommunications": "telecom",
+}
+"""Nasdaq screener sector -> slug, when the industry (below) says nothing more precise. ``Miscellaneous`` stays
+unclassified. Nasdaq files some companies oddly (Airbnb under Finance, Visa under Consumer Discretionary): the
+importer gives these only where no other source gave a sector."""
+
+NASDAQ_INDUSTRIES = {
+    "semiconductors": "semiconductors", "computer manufacturing": "hardware",
+    "computer peripheral equipment": "hardware", "electronic components": "hardware",
+    "computer communications equipment": "hardware",
+    "radio and television broadcasting and communications equipment": "hardware",
+    "consumer electronics/appliances": "hardware", "computer software: prepackaged software": "enterprise-software",
+    "computer software: programming data processing": "enterprise-software", "edp services": "enterprise-software",
+    "biotechnology: biological products (no diagnostic substances)": "biotech",
+    "biotechnology: pharmaceutical preparations": "biotech", "biotechnology: commercial physical & biological resarch":
+    "biotech", "biotechnology: in vitro & in vivo diagnostic substances": "biotech",
+    "biotechnology: laboratory analytical instruments": "biotech", "pharmaceuticals and biotechnology": "biotech",
+    "blank checks": "blank-check", "finance: consumer services": "fintech", "real estate": "real-estate",
+    "real estate investment trusts": "real-estate", "homebuilding": "real-estate",
+    "auto manufacturing": "mobility", "auto parts:o.e.m.": "mobility", "motor vehicles": "mobility",
+    "railroads": "mobility", "trucking freight/courier services": "mobility",
+    "air freight/delivery services": "mobility", "marine transportation": "mobility",
+    "transportation services": "travel", "hotels/resorts": "travel",
+    "aerospace": "space-defense", "military/government/technical": "space-defense", "restaurants": "consumer-services",
+    "catalog/specialty distribution": "e-commerce", "department/specialty retail stores": "consumer-services",
+    "other specialty stores": "consumer-services", "clothing/shoe/accessory stores": "consumer-services",
+    "food chains": "consumer-services", "retail-drug stores and proprietary stores": "consumer-services",
+    "services-misc. amusement & recreation": "media-entertainment", "movies/entertainment": "media-entertainment",
+    "broadcasting": "media-entertainment", "cable & other pay television services": "telecom",
+    "consumer electronics/video chains": "media-entertainment", "newspapers/magazines": "media-entertainment",
+    "publishing": "media-entertainment", "advertising": "professional-services",
+    "professional services": "professional-services", "major chemicals": "materials", "agricultural chemicals":
+    "materials", "steel/iron ore": "materials", "precious metals": "materials", "metal mining": "materials",
+    "oil & gas production": "energy", "integrated oil companies": "energy", "oilfield services/equipment": "energy",
+    "electric utilities: central": "utilities", "water supply": "utilities", "power generation": "utilities",
+    "major banks": "financial-services", "investment managers": "financial-services",
+}
+"""Nasdaq screener industry (lowercase) -> slug, for the industries that say more than their sector. Industries
+Nasdaq files under several sectors (Telecommunications Equipment: carriers and equipment makers alike) are left to
+the sector."""
+
 SIC_RANGES: tuple[tuple[int, int, str], ...] = (
     (100, 999, "consumer-goods"), (1000, 1499, "materials"), (1311, 1389, "energy"),
     (1500, 1799, "industrials"), (2000, 2399, "consumer-goods"), (2400, 2799, "materials"),
@@ -112,6 +158,7 @@ EXCHANGES = {
 VOCABULARIES = {
     "yahoo-sector": YAHOO_SECTORS, "yahoo-industry": YAHOO_INDUSTRIES, "crunchbase-category": CRUNCHBASE_CATEGORIES,
     "cbinsights-industry": CBINSIGHTS_INDUSTRIES, "maven-industry": MAVEN_INDUSTRIES, "exchange": EXCHANGES,
+    "nasdaq-sector": NASDAQ_SECTORS, "nasdaq-industry": NASDAQ_INDUSTRIES,
 }
 
 
@@ -138,6 +185,11 @@ class Mapper:
     def yahoo(self, sector: str, industry: str) -> str | None:
         found = YAHOO_INDUSTRIES.get(industry.strip().lower())
         return found if found is not None else self.lookup("yahoo-sector", sector)
+
+    def nasdaq(self, sector: str, industry: str) -> str | None:
+        """A Nasdaq screener row's sector: its industry where the table knows it, else its sector (a miss counted)."""
+        found = NASDAQ_INDUSTRIES.get(industry.strip().lower())
+        return found if found is not None else self.lookup("nasdaq-sector", sector)
 
     def sic(self, code: str) -> str | None:
         if code in SIC_NO_INDUSTRY:

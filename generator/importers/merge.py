@@ -3,11 +3,11 @@
 Companies are resolved by CIK, then by ticker (when the names agree and the listing dates are not years apart),
 then by slug hint (Crunchbase permalinks), then by normalised name within the same country (a source that gives
 no country matches on the name alone when only one company has it), then by a name the company had (``aliases``).
-A field keeps the value of the most authoritative basis (``RANK``: a filing over exchange data over a press report
-over an estimate); with equal rank the value already there stays, except that a source always updates its own
-values and a valuation is replaced by a newer one. Values already in the folder without provenance (hand-curated)
-are never overwritten. New ids are the next free integers in the order facts arrive, so the same files give the
-same ids.
+A field keeps the value of the most authoritative basis (``RANK``: a filing over a list of market values over
+exchange data over a press report over an estimate); with equal rank the value already there stays, except that a
+source always updates its own values and a valuation is replaced by a newer one. Values already in the folder
+without provenance (hand-curated) are never overwritten. New ids are the next free integers in the order facts
+arrive, so the same files give the same ids.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from generator.importers.aliases import AliasBook
 from generator.importers.base import (
     CompanyFact,
     FilingFact,
+    FinancialFact,
     InvestmentFact,
     InvestorFact,
     IpoFact,
@@ -27,6 +28,7 @@ from generator.importers.base import (
     Source,
     slugify,
 )
+from generator.importers.financial_book import FinancialBook
 from generator.importers.fold import fold_decided
 from generator.importers.identity import (
     SAME_LISTING_DAYS,
@@ -42,7 +44,7 @@ from generator.importers.news import NewsMerger
 from generator.importers.report import Report
 from generator.importers.store import COLUMNS, PLACEHOLDER_SOURCE, Store, record_key
 
-RANK = {"estimate": 1, "press-report": 2, "company-report": 3, "exchange-data": 4, "sec-filing": 5}
+RANK = {"estimate": 1, "press-report": 2, "company-report": 3, "exchange-data": 4, "market-cap": 5, "sec-filing": 6}
 IPO_PROGRESS = {"pipeline": 0, "filed": 1, "postponed": 2, "upcoming": 3, "withdrawn": 4, "listed": 5}
 VALUATION = ("valuation_usd", "valuation_date", "valuation_basis")
 __all__ = ["Merger", "Report", "normalise", "names_agree"]
@@ -64,6 +66,8 @@ class Merger:
         fold_decided(store, self.decisions, self.report)  # before the indexes: records a decision joins are one
         self.listing_date = ""
         """The listing date of the company fact being merged ('' if it has none)."""
+        self.from_list = False
+        """Whether the company fact being merged comes from a ticker list (its ticker is a current listing)."""
         companies = store.rows["companies"]
         self.by_cik = {r["cik"]: k for k, r in companies.items() if r["cik"]}
         self.by_ticker = {r["ticker"]: k for k, r in companies.items() if r["ticker"]}
@@ -72,6 +76,7 @@ class Merger:
         for key, row in companies.items():
             self.by_name.setdefault(normalise(row["name"]), []).append(key)
         self.investors = InvestorBook(self)
+        self.financials = FinancialBook(self)
         self.rounds: dict[tuple[str, str], list[str]] = {}
         for key, row in store.rows["funding_rounds"].items():
             self.rounds.setdefault((row["company_id"], row["announced_date"]), []).append(key)
@@ -128,8 +133,7 @@ class Merger:
             if column == "ticker" and table == "companies" and not self._take_ticker(key, value):
                 continue
             owner = self.store.owner(table, key, column)
-            if row[column] == value and owner not in (None, (PLACEHOLDER_SOURCE, "estimate")) and (
-                    RANK[owner[1]] >= RANK[basis]):
+            if row[column] == value and owner not in (None, (PLACEHOLDER_SOURCE, "estimate")):
                 continue  # the value stays with the source that gave it first: a re-import moves nothing
             if row[column] != value:
                 row[column] = value
@@ -169,7 +173,8 @@ class Merger:
 
     def _by_ticker(self, fact: CompanyFact) -> tuple[str | None, str]:
         """The company a ticker (with the listing date, when the fact has one) identifies, and the rule that
-        found it (``identity``: evidence 2 to 4)."""
+        found it (``identity``: evidence 2 to 4; a ticker that two ticker lists give is one listing, whatever the
+        names, unless another record has the fact's name: a company renamed or translated since one of the lists)."""
         companies = self.store.rows["companies"]
         if fact.date:
             for listed, key in sorted(self.listings.get(fact.ticker, []), key=lambda e: (e[0], int(e[1]))):
@@ -181,6 +186,13 @@ class Merger:
             far = fact.date and row["listing_date"] and _days_apart(fact.date, row["listing_date"]) > 730
             if names_agree(row["name"], fact.name) and not far and not (fact.cik and row["cik"]):
                 return key, "ticker"
+            owner = self.store.owner("companies", key, "ticker")
+            as_of = fact.fields.get("valuation_date", "")  # a dated list (the screener) holds no later listing
+            if self.from_list and owner is not None and owner[0] in self.ticker_lists and not (fact.cik and row[
+                    "cik"]) and not [k for k in self.by_name.get(normalise(fact.name), []) if k != key] and not (
+                    as_of and row["listing_date"] > as_of) and row["country"] in ("", "xx", fact.country or row[
+                    "country"]):  # a ticker reused by a company of another country is another company
+                return key, "ticker on two ticker lists (names differ)"
         named = any(companies[k]["cik"] for k in self.by_name.get(normalise(fact.name), []))
         if fact.date and not fact.cik and not named:  # a registrant with the fact's own name is the better match
             for symbol in (fact.ticker, share_ticker(fact.ticker)):
@@ -229,6 +241,7 @@ class Merger:
 
     def company(self, fact: CompanyFact, source: Source) -> str | None:
         self.listing_date = fact.date
+        self.from_list = source.name in self.ticker_lists
         key = self.find_company(fact)
         found = key is not None
         if key is None:
@@ -379,6 +392,8 @@ class Merger:
             self.investors.investor(fact, source)
         elif isinstance(fact, FilingFact):
             self.filing(fact, source)
+        elif isinstance(fact, FinancialFact):
+            self.financials.merge(fact, source)
         elif isinstance(fact, NewsFact):
             if self.news is None:
                 self.news = NewsMerger(self)

@@ -2,17 +2,30 @@
 -- order. $methodology is the analysis group's constant methodology; $as_of is the dataset's as-of date.
 WITH financials AS (
     SELECT company_id, list({
-        'fiscal_year': fiscal_year, 'revenue_usd': revenue_usd, 'net_income_usd': net_income_usd,
-        'operating_income_usd': operating_income_usd, 'gross_margin': gross_margin, 'net_margin': net_margin,
-        'revenue_growth': revenue_growth, 'employees': employees, 'basis': basis,
-        'currency_converted_from': currency_converted_from} ORDER BY fiscal_year) AS financials
+        'fiscal_year': fiscal_year, 'period_end': period_end, 'revenue_usd': revenue_usd,
+        'net_income_usd': net_income_usd, 'operating_income_usd': operating_income_usd,
+        'gross_profit_usd': gross_profit_usd, 'gross_margin': gross_margin, 'net_margin': net_margin,
+        'revenue_growth': revenue_growth, 'employees': employees, 'shares_outstanding': shares_outstanding,
+        'basis': basis, 'currency_converted_from': currency_converted_from,
+        'filing': CASE WHEN accession_number IS NOT NULL THEN {
+            'accession_number': accession_number, 'filed_date': filed_date, 'url': filing_url,
+            'restated': CASE WHEN restated_accession_number IS NOT NULL THEN {
+                'accession_number': restated_accession_number, 'date': restated_date, 'url': restated_url} END}
+            END} ORDER BY fiscal_year) AS financials
     FROM (
-        SELECT *,
-            round(CASE WHEN revenue_usd > 0 THEN net_income_usd / revenue_usd END, 4) AS net_margin,
-            round(CASE WHEN lag(revenue_usd) OVER w > 0 AND lag(fiscal_year) OVER w = fiscal_year - 1
-                       THEN revenue_usd / lag(revenue_usd) OVER w - 1 END, 4) AS revenue_growth
-        FROM financials
-        WINDOW w AS (PARTITION BY company_id ORDER BY fiscal_year)
+        SELECT f.*,
+            -- a filing's EDGAR index page: /Archives/edgar/data/{cik}/{accession without dashes}/{accession}-index.htm
+            CASE WHEN c.cik <> 0 THEN printf('https://www.sec.gov/Archives/edgar/data/%d/%s/%s-index.htm', c.cik,
+                                             replace(f.accession_number, '-', ''), f.accession_number) END AS filing_url,
+            CASE WHEN c.cik <> 0 THEN printf('https://www.sec.gov/Archives/edgar/data/%d/%s/%s-index.htm', c.cik,
+                                             replace(f.restated_accession_number, '-', ''),
+                                             f.restated_accession_number) END AS restated_url,
+            round(CASE WHEN f.revenue_usd > 0 THEN f.net_income_usd / f.revenue_usd END, 4) AS net_margin,
+            round(CASE WHEN lag(f.revenue_usd) OVER w > 0 AND lag(f.fiscal_year) OVER w = f.fiscal_year - 1
+                       THEN f.revenue_usd / lag(f.revenue_usd) OVER w - 1 END, 4) AS revenue_growth
+        FROM financials AS f
+        JOIN companies AS c ON c.id = f.company_id
+        WINDOW w AS (PARTITION BY f.company_id ORDER BY f.fiscal_year)
     )
     GROUP BY company_id
 ), round_rows AS (
