@@ -12,10 +12,15 @@ It measures, each as its own ``fetch`` process at the SEC's rate (10 requests a 
 2. a second run the same night: nothing changed (every request a 304, or a day still without its index);
 3. the next night: a changed ticker list and one new daily index (2020-01-06).
 
+EDGAR's runs also ask for the companyfacts document of each company the new indexes name with an annual or
+quarterly report (11 on 2020-01-03); the server holds none for those CIKs, so each answers 404 (their size and
+cost are measured in docs/sources.md instead).
+
 For Nasdaq the same server answers ``/api/ipo/calendar?date=YYYY-MM`` as Nasdaq's API does (no validators, the
 whole month each time) with the three fixture months of tests/fixtures/nasdaq-calendar (July to September 2025,
 full months: 42 to 95 deals each), served as the two months before the current one and the current one (the
-CLI reads the real clock to decide which months a night asks for again):
+CLI reads the real clock to decide which months a night asks for again), and the stock screener for each
+exchange (tests/nasdaq_fixture.py: the 6,928 rows of the recorded download, asked once a run):
 
 4. the first night: the three months (``--since``), the current one as it stood on 2025-09-11;
 5. a second run the same night: the current month asked again (and the previous one during a month's first eight days),
@@ -42,7 +47,15 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.nasdaq_fixture import FIXTURES, MONTHS, calendar_tree, fixture_months  # noqa: E402
+from tests.nasdaq_fixture import (  # noqa: E402
+    BROWSER,
+    FIXTURES,
+    MONTHS,
+    calendar_tree,
+    fixture_months,
+    screener_answers,
+    screener_tree,
+)
 from tests.sec_fixture import SecServer, index_path, sec_tree  # noqa: E402
 
 WEEK = [dt.date(2019, 12, 30), dt.date(2019, 12, 31), dt.date(2020, 1, 2), dt.date(2020, 1, 3)]
@@ -80,8 +93,9 @@ def main() -> None:
     as_served = dict(zip([f"{m:%Y-%m}" for m in served], fixture_months(early=True).values(), strict=True))
     with tempfile.TemporaryDirectory() as scratch:
         root = calendar_tree(sec_tree(Path(scratch) / "sec", options.data / "edgar", WEEK), as_served)
+        screener_tree(root, screener_answers(options.data))
         raw = Path(scratch) / "raw"
-        with SecServer(root, forbidden={"/" + index_path(HOLIDAY)}, browser=("/api/",)) as server:
+        with SecServer(root, forbidden={"/" + index_path(HOLIDAY)}, browser=BROWSER) as server:
             print("first night, a week of daily indexes:",
                   fetch(server, raw, options.rate, "--since", "2019-12-30", "--until", "2020-01-03"))
             print("same night again, nothing new:       ",

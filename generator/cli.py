@@ -259,7 +259,8 @@ def import_(source: str, files: tuple[Path, ...], into: Path, quiet: bool) -> No
 @click.option("--rate", type=click.FloatRange(min=0.01, max=10.0), default=10.0, show_default=True,
               help="Requests a second at most (the SEC allows 10).")
 @click.option("--since", type=click.DateTime(["%Y-%m-%d", "%Y-%m"]), default=None,
-              help="First day of daily indexes, and first month of Nasdaq calendars (YYYY-MM: its first day). "
+              help="First day of daily indexes, first month of Nasdaq calendars (YYYY-MM: its first day) and "
+              "quarter of Financial Statement Data Sets. "
               "Default: the day after the newest index the raw folder has, else a week back; the calendars of "
               "the months after the newest one held and of those not yet final, else the previous month.")
 @click.option("--until", type=click.DateTime(["%Y-%m-%d"]), default=None,
@@ -267,19 +268,24 @@ def import_(source: str, files: tuple[Path, ...], into: Path, quiet: bool) -> No
 @click.option("--base-url", "base_urls", multiple=True, envvar="COMPANY_IPO_API_BASE_URL",
               help="Fetch from a mirror: URL (every site) or SITE=URL (www.sec.gov, data.sec.gov, api.nasdaq.com); "
               "repeatable.")
+@click.option("--max-body-mib", "max_body", type=click.IntRange(min=1), default=256, show_default=True,
+              help="MiB a response's body may have, on the wire and once decompressed; a larger one fails its URL.")
+@click.option("--deadline", type=click.FloatRange(min=0.1), default=60.0, show_default=True,
+              help="Seconds a request may take, first byte sent to last byte received; a slower one fails its URL.")
 @click.option("--quiet", is_flag=True, help="Print nothing but errors.")
 def fetch(sources: tuple[str, ...], into: Path, agent: str | None, rate: float, since: dt.datetime | None,
-          until: dt.datetime | None, base_urls: tuple[str, ...], quiet: bool) -> None:
-    """Download public sources (SOURCE: edgar, or edgar-tickers, edgar-daily-index, edgar-submissions; nasdaq, the
-    monthly IPO calendar) into a raw folder, politely and incrementally; a run that fails keeps nothing and names
-    each URL that failed."""
+          until: dt.datetime | None, base_urls: tuple[str, ...], max_body: int, deadline: float, quiet: bool) -> None:
+    """Download public sources (SOURCE: edgar, or edgar-tickers, edgar-daily-index, edgar-submissions,
+    edgar-companyfacts; nasdaq, or nasdaq-calendar, nasdaq-screener; edgar-financial-statements, asked for by name)
+    into a raw folder, politely and incrementally; a run that fails keeps nothing and names each URL that failed."""
     from generator.fetch.client import FetchError
     from generator.fetch.run import FetchConfig
     from generator.fetch.run import fetch as run_fetch
 
     try:
         result = run_fetch(FetchConfig(list(sources), into, agent, rate, since and since.date(),
-                                       until and until.date(), list(base_urls)), None if quiet else sys.stderr)
+                                       until and until.date(), list(base_urls), max_body=max_body << 20,
+                                       deadline=deadline), None if quiet else sys.stderr)
     except FetchError as error:
         raise click.ClickException(str(error)) from None
     for line in result.failures:

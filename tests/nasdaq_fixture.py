@@ -11,6 +11,14 @@ withdrawn rows are invented, of companies that do not exist ("Fixture Withdrawn 
 withdrawn on 2025-09-16; "Fixture Shelved Holdings Ltd", filed in November 2024 and withdrawn in August).
 
 ``python -m tests.nasdaq_fixture [SHARED_DATA] [OUT]`` writes the files again.
+
+The stock screener's answers (``https://api.nasdaq.com/api/screener/stocks?tableonly=true&download=true&exchange=X``)
+are derived at test time from the screener's recorded CSV download (``../shared/data/nasdaq-screener``, 6,928 rows
+of 2025-05-23): the CSV is that answer's ``data.rows`` with the ``data.headers`` titles as its header, so each row
+becomes an object of the API's keys (docs/sources.md says where they come from) with the CSV's strings, plus the
+``url`` the API adds. The CSV names no exchange: a row goes to ``nasdaq`` or ``nyse`` when EDGAR's exchange list of
+May 2023 (``../shared/data/edgar/company_tickers_exchange.json``) puts its symbol there, and to ``amex`` otherwise
+(newer listings, preferreds, units; a stand-in for NYSE American's list, not that list).
 """
 
 from __future__ import annotations
@@ -25,6 +33,16 @@ ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures" / "nasdaq-calendar"
 CALENDAR = "api/ipo/calendar"
 """The API's path; ``?date=YYYY-MM`` picks the month."""
+SCREENER = "api/screener/stocks"
+BROWSER = ("/api/ipo/", "/api/screener/")
+"""Nasdaq's API paths, which the fixture server serves as Nasdaq does (data.sec.gov has an /api/ of its own)."""
+SCREENER_HEADERS = {"symbol": "Symbol", "name": "Name", "lastsale": "Last Sale", "netchange": "Net Change",
+                    "pctchange": "% Change", "marketCap": "Market Cap", "country": "Country", "ipoyear": "IPO Year",
+                    "volume": "Volume", "sector": "Sector", "industry": "Industry", "url": "Url"}
+"""The answer's ``data.headers``: the CSV download's columns are their titles, in this order."""
+ROW_KEYS = ("symbol", "name", "lastsale", "netchange", "pctchange", "volume", "marketCap", "country", "ipoyear",
+            "industry", "sector", "url")
+"""The keys of a row, in the order public clients' recorded rows show them."""
 MONTHS = ("2025-07", "2025-08", "2025-09")
 EARLY, FINAL = dt.date(2025, 9, 11), dt.date(2025, 9, 18)
 EARLY_FILE = "2025-09-as-of-2025-09-11.json"
@@ -134,6 +152,40 @@ def calendar_tree(root: Path, months: dict[str, bytes]) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     for month, body in months.items():
         (folder / f"date={month}").write_bytes(body)
+    return root
+
+
+def screener_query(exchange: str) -> str:
+    return f"tableonly=true&download=true&exchange={exchange}"
+
+
+def screener_answers(shared: Path, rows: int | None = None) -> dict[str, bytes]:
+    """The screener's answer for each exchange (nasdaq, nyse, amex), derived from the recorded CSV (see above);
+    ``rows``: only the first that many of each exchange."""
+    listing = json.loads((shared / "edgar" / "company_tickers_exchange.json").read_bytes())
+    exchange_of = {ticker: {"Nasdaq": "nasdaq", "NYSE": "nyse"}.get(exchange, "amex")
+                   for _, _, ticker, exchange in listing["data"]}
+    titles = {title: key for key, title in SCREENER_HEADERS.items()}
+    tables: dict[str, list[dict[str, str]]] = {"nasdaq": [], "nyse": [], "amex": []}
+    with open(shared / "nasdaq-screener" / "nasdaq_screener_2025-05-23.csv", encoding="utf-8", newline="") as handle:
+        for record in csv.DictReader(handle):
+            row = {titles[title]: value for title, value in record.items()}
+            row["url"] = f"/market-activity/stocks/{row['symbol'].lower()}"
+            tables[exchange_of.get(row["symbol"].replace("/", "-"), "amex")].append({key: row[key] for key in ROW_KEYS})
+    return {exchange: (json.dumps({"data": {"asOf": None, "headers": SCREENER_HEADERS, "rows": table[:rows]},
+                                   "message": None,
+                                   "status": {"rCode": 200, "bCodeMessage": None, "developerMessage": None}},
+                                  ensure_ascii=False, separators=(",", ":")) + "\n").encode()
+            for exchange, table in tables.items()}
+
+
+def screener_tree(root: Path, answers: dict[str, bytes]) -> Path:
+    """The screener's layout under ``root``: ``?tableonly=true&download=true&exchange=X`` answered with
+    ``answers[X]``."""
+    folder = root / SCREENER
+    folder.mkdir(parents=True, exist_ok=True)
+    for exchange, body in answers.items():
+        (folder / screener_query(exchange)).write_bytes(body)
     return root
 
 

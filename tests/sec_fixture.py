@@ -10,8 +10,12 @@ time. A request with a query string is answered from the file named by the query
 are served as Nasdaq's API serves them: no validators (``Cache-Control: no-cache``, every answer a 200 with the
 whole body) and 403 to a request that does not look like a browser's (a ``Mozilla/`` User-Agent and an
 ``Accept`` naming JSON). ``faults[target]`` (the path, with its query if any) is a queue of answers given before
-the file itself: a status (with ``Retry-After``), a body of its own (an HTML page, an error answer), or a body
-cut short of its ``Content-Length``. Used by tests/test_fetch.py, tests/test_fetch_nasdaq.py and bench/fetch.py.
+the file itself: a status (with ``Retry-After``), a body of its own (an HTML page, an error answer, a gzip bomb
+with its ``Content-Encoding``), a body cut short of its ``Content-Length``, or the file dripped a byte at a time.
+
+``facts_tree`` adds the SEC's companyfacts documents recorded in ../shared/data/sec-companyfacts under their CIKs,
+and daily indexes of real lines naming those CIKs (each document's own newest annual or quarterly report: its
+accession, form and date are in the document). Used by tests/test_fetch*.py and bench/fetch.py.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ import email.utils
 import gzip
 import hashlib
 import json
+import sys
 import threading
 import time
 from collections import defaultdict
@@ -30,6 +35,10 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 IPO_FORMS = {"S-1", "S-1/A", "F-1", "F-1/A", "DRS", "424B4", "424B1", "RW"}
+REPORT_FORMS = {"10-K", "10-K/A", "10-Q", "10-Q/A", "20-F", "20-F/A", "40-F", "40-F/A"}
+FACTS = "api/xbrl/companyfacts"
+NO_FACTS_LINE = "1679273|Lamb Weston Holdings, Inc.|10-Q|20200103|edgar/data/1679273/0001558370-20-000031.txt"
+"""A real 10-Q line of the 2020-01-03 index whose filer has no recorded companyfacts document (the server: 404)."""
 
 
 def index_path(day: dt.date) -> str:
@@ -96,6 +105,47 @@ def sec_tree(root: Path, edgar: Path, index_days: list[dt.date], tickers: int | 
     return root
 
 
+def reports(document: dict) -> list[tuple[str, str, str]]:
+    """(filed YYYYMMDD, form, accession) of every annual or quarterly report a companyfacts document's facts name,
+    newest first."""
+    found = {fact["accn"]: (fact["filed"].replace("-", ""), fact["form"], fact["accn"])
+             for taxonomy in document["facts"].values() for concept in taxonomy.values()
+             for facts in concept["units"].values() for fact in facts if fact.get("form") in REPORT_FORMS}
+    return sorted(found.values(), reverse=True)
+
+
+def index_text(day: dt.date, lines: list[str]) -> bytes:
+    """A daily master index of ``day`` holding ``lines`` (``CIK|Company Name|Form Type|Date Filed|File Name``)."""
+    header = ["Description:           Daily Index of EDGAR Dissemination Feed",
+              f"Last Data Received:    {day:%b} {day.day:2d}, {day.year}", "Comments:              webmaster@sec.gov",
+              "Anonymous FTP:         ftp://ftp.sec.gov/edgar/", " ", "CIK|Company Name|Form Type|Date Filed|File Name",
+              "-" * 80]
+    return ("\n".join(header + lines) + "\n").encode("latin-1")
+
+
+def facts_tree(root: Path, recorded: Path, days: list[dt.date]) -> dict[int, Path]:
+    """Under ``root``: every recorded companyfacts body as ``api/xbrl/companyfacts/CIK##########.json`` (bytes as
+    recorded; ``.pretty`` ones are re-indented real content), and for ``days[n]`` a daily index naming each
+    document's ``n``-th newest report (real lines), the first day also a real 10-Q line whose filer has no document.
+    Returns each CIK's recorded file."""
+    bodies: dict[int, Path] = {}
+    lines: list[list[str]] = [[] for _ in days]
+    (root / FACTS).mkdir(parents=True, exist_ok=True)
+    for path in sorted(recorded.glob("CIK*.json")):
+        document = json.loads(path.read_bytes())
+        cik = int(document["cik"])
+        bodies[cik] = path
+        (root / FACTS / f"CIK{cik:010d}.json").write_bytes(path.read_bytes())
+        for n, (filed, form, accession) in enumerate(reports(document)[:len(days)]):
+            lines[n].append(f"{cik}|{document['entityName']}|{form}|{filed}|edgar/data/{cik}/{accession}.txt")
+    lines[0].append(NO_FACTS_LINE)
+    for day, named in zip(days, lines, strict=True):
+        target = root / index_path(day)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(index_text(day, sorted(named)))
+    return bodies
+
+
 @dataclass(frozen=True)
 class Fault:
     status: int = 503
@@ -103,8 +153,15 @@ class Fault:
     short: bool = False
     """Send the file's headers and half its body, then close the connection."""
     body: bytes | None = None
-    """Answer ``status`` with this body (and ``content_type``) instead of the default one."""
+    """Answer ``status`` with this body (and ``content_type``, ``encoding``) instead of the default one."""
     content_type: str = "text/html; charset=utf-8"
+    encoding: str = ""
+    """The ``Content-Encoding`` the body is sent with (a gzip bomb: ``gzip``)."""
+    drip: float = 0.0
+    """Send the file's headers, then one byte of its body every ``drip`` seconds."""
+    chunked: bool = False
+    """Send the file gzip-compressed in chunks (``Transfer-Encoding: chunked``, no length); with ``short``, stop in
+    the middle of a chunk and close the connection."""
 
 
 @dataclass(frozen=True)
@@ -128,15 +185,17 @@ class SecServer:
     hits: list[Hit] = field(default_factory=list)
     base: str = ""
     _lock: threading.Lock = field(default_factory=threading.Lock)
+    stopping: threading.Event = field(default_factory=threading.Event)
 
     def __enter__(self) -> SecServer:
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
+        self._server = _Server(("127.0.0.1", 0), _handler(self))
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
         self._thread.start()
         self.base = f"http://127.0.0.1:{self._server.server_port}"
         return self
 
     def __exit__(self, *_: object) -> None:
+        self.stopping.set()  # a dripping answer stops
         self._server.shutdown()
         self._server.server_close()
         self._thread.join()
@@ -152,6 +211,13 @@ class SecServer:
 
     def paths(self, status: int | None = None) -> list[str]:
         return [h.path for h in self.hits if status is None or h.status == status]
+
+
+class _Server(ThreadingHTTPServer):
+    def handle_error(self, request: object, client_address: object) -> None:
+        """A client that stopped reading mid-answer (a refused body, a deadline) is what a test asked for."""
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)  # type: ignore[arg-type]
 
 
 def etag_of(data: bytes) -> str:
@@ -194,6 +260,22 @@ def _handler(owner: SecServer) -> type[BaseHTTPRequestHandler]:
             held = file.is_relative_to(owner.root.resolve()) and file.is_file()
             data = file.read_bytes() if held else b""
             fault = owner.fault(path)
+            if fault is not None and fault.chunked:
+                owner.log(Hit(arrived, path, 200, agent, conditional, True, accept))
+                self.send_response(200)
+                self.send_header("Transfer-Encoding", "chunked")
+                self.send_header("Content-Encoding", "gzip")
+                self.end_headers()
+                zipped = gzip.compress(data, mtime=0)
+                for start in range(0, len(zipped), 256):
+                    piece = zipped[start:start + 256]
+                    if fault.short and start >= len(zipped) // 2:
+                        self.wfile.write(b"%x\r\n" % len(piece) + piece[: len(piece) // 2])
+                        self.close_connection = True
+                        return None
+                    self.wfile.write(b"%x\r\n" % len(piece) + piece + b"\r\n")
+                self.wfile.write(b"0\r\n\r\n")
+                return None
             if fault is not None and fault.short:
                 owner.log(Hit(arrived, path, 200, agent, conditional, False, accept))
                 self.send_response(200)
@@ -202,8 +284,24 @@ def _handler(owner: SecServer) -> type[BaseHTTPRequestHandler]:
                 self.wfile.write(data[: len(data) // 2])
                 self.close_connection = True
                 return None
+            if fault is not None and fault.drip:
+                owner.log(Hit(arrived, path, 200, agent, conditional, False, accept))
+                self.send_response(200)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                for n in range(len(data)):
+                    if owner.stopping.wait(fault.drip):
+                        break
+                    try:
+                        self.wfile.write(data[n:n + 1])
+                        self.wfile.flush()
+                    except OSError:  # the client gave up
+                        break
+                self.close_connection = True
+                return None
             if fault is not None and fault.body is not None:
-                return answer(fault.status, fault.body, {"Content-Type": fault.content_type})
+                return answer(fault.status, fault.body, {"Content-Type": fault.content_type, **(
+                    {"Content-Encoding": fault.encoding} if fault.encoding else {})}, bool(fault.encoding))
             if fault is not None:
                 return answer(fault.status, b"busy\n", {"Retry-After": fault.retry_after} if fault.retry_after else {})
             if not held:

@@ -1,6 +1,7 @@
-"""``fetch nasdaq`` against the fixture server (tests/sec_fixture.py) serving the monthly calendar answers of
+"""``fetch nasdaq-calendar`` against the fixture server (tests/sec_fixture.py) serving the monthly calendar answers of
 tests/fixtures/nasdaq-calendar in Nasdaq's URL layout, the way its API serves them (no validators; a client
-that does not look like a browser refused), with the faults a real night meets. Nothing here reaches Nasdaq."""
+that does not look like a browser refused), with the faults a real night meets; and ``fetch nasdaq`` (the calendar
+and the stock screener) with EDGAR's sources from one server, imported and built. Nothing here reaches Nasdaq."""
 
 from __future__ import annotations
 
@@ -21,7 +22,18 @@ from generator.fetch.sources import calendar_months
 from generator.fetch.store import MANIFEST, STAGING
 from generator.importers import plan
 from tests.conftest import SHARED_DATA
-from tests.nasdaq_fixture import FIXTURES, HTML_PAGE, MONTHS, calendar_tree, empty_month, error_answer, fixture_months
+from tests.nasdaq_fixture import (
+    BROWSER,
+    FIXTURES,
+    HTML_PAGE,
+    MONTHS,
+    calendar_tree,
+    empty_month,
+    error_answer,
+    fixture_months,
+    screener_answers,
+    screener_tree,
+)
 from tests.sec_fixture import Fault, SecServer, index_path, sec_tree
 
 AGENT = "Fixture Tests fetch-tests@example.com"
@@ -39,7 +51,7 @@ def ask(month: str) -> str:
 @pytest.fixture
 def nasdaq(tmp_path: Path) -> SecServer:
     root = calendar_tree(tmp_path / "site", fixture_months(early=True))
-    with SecServer(root, browser=("/api/",)) as server:
+    with SecServer(root, browser=BROWSER) as server:
         yield server
 
 
@@ -47,7 +59,7 @@ def run(server: SecServer, raw: Path, when: dt.datetime, *, since: dt.date | Non
         sleeps: list[float] | None = None, **options: object) -> FetchResult:
     """A fetch of the Nasdaq calendar from the fixture server on the night ``when``; retries wait only in
     ``sleeps``."""
-    config = FetchConfig(["nasdaq"], raw, AGENT, since=since, base_urls=[server.base], backoff=0.5,
+    config = FetchConfig(["nasdaq-calendar"], raw, AGENT, since=since, base_urls=[server.base], backoff=0.5,
                          now=lambda: when, sleep=sleeps.append if sleeps is not None else lambda _: None,
                          **options)  # type: ignore[arg-type]
     return fetch(config, stream=None)
@@ -160,21 +172,23 @@ def test_an_answer_that_is_not_a_calendar_fails_naming_its_url(nasdaq: SecServer
     raw = tmp_path / "raw"
     assert run(nasdaq, raw, SEPT_11).run is not None
     before = tree(raw)
-    # the next night every month is asked again (--since) and each answer is wrong in its own way
+    # the next night every month is asked again (--since) and each answer is wrong in its own way (a row that cannot
+    # be read is not: the importer skips and reports it, as it would from a file)
     broken = json.loads((FIXTURES / "2025-09.json").read_bytes())
-    broken["data"]["priced"]["rows"][0]["pricedDate"] = "9/31/2025"
+    broken["data"].pop("withdrawn")
     nasdaq.faults[ask("2025-07")] += [Fault(200, body=HTML_PAGE)]
     nasdaq.faults[ask("2025-08")] += [Fault(200, body=error_answer(), content_type="application/json")]
     nasdaq.faults[ask("2025-09")] += [Fault(200, body=json.dumps(broken).encode(), content_type="application/json")]
     monkeypatch.setenv(USER_AGENT_ENV[0], AGENT)
-    result = CliRunner().invoke(main, ["fetch", "nasdaq", "--into", str(raw), "--since", "2025-07", "--until",
+    result = CliRunner().invoke(main, ["fetch", "nasdaq-calendar", "--into", str(raw), "--since", "2025-07", "--until",
                                        "2025-09-12", "--base-url", nasdaq.base])
     assert result.exit_code == 1
     failed = [line for line in result.output.splitlines() if line.startswith("fetch failed: ")]
     assert [line.split(" (")[0] for line in failed] == [
         f"fetch failed: {nasdaq.base}{ask('2025-07')}: not a calendar: an HTML page",
         f"fetch failed: {nasdaq.base}{ask('2025-08')}: no calendar in the answer: data is null",
-        f"fetch failed: {nasdaq.base}{ask('2025-09')}: data.priced.rows[0]: column pricedDate: expected a date"]
+        f"fetch failed: {nasdaq.base}{ask('2025-09')}: data: expected the tables priced, upcoming, filed and "
+        "withdrawn"]
     assert failed[1].endswith("(status rCode 400: Invalid date)")
     assert f"{raw} is as the last good run left it" in result.output
     assert tree(raw) == before and not (raw / STAGING).exists()
@@ -183,15 +197,17 @@ def test_an_answer_that_is_not_a_calendar_fails_naming_its_url(nasdaq: SecServer
 @pytest.mark.skipif(not SHARED_DATA.exists(), reason="needs ../shared/data")
 def test_fetch_import_check_build_equals_importing_the_same_files_from_disk(tmp_path: Path,
                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
-    """The two nightly fetches (EDGAR's 2020-01-03 index and lists, Nasdaq's three fixture months) from one
-    server, imported, checked and built, against the same files copied into a folder and imported from there."""
+    """The two nightly fetches (EDGAR's 2020-01-03 index and lists, Nasdaq's three fixture months and the stock
+    screener) from one server, imported, checked and built, against the same files copied into a folder and
+    imported from there."""
     day = dt.date(2020, 1, 3)
     root = calendar_tree(sec_tree(tmp_path / "site", SHARED_DATA / "edgar", [day], tickers=300, every=10),
                          fixture_months())
+    screener_tree(root, screener_answers(SHARED_DATA, rows=40))
     runner = CliRunner()
     monkeypatch.setenv(USER_AGENT_ENV[0], AGENT)
     raw, disk = tmp_path / "raw", tmp_path / "disk"
-    with SecServer(root, browser=("/api/",)) as server:
+    with SecServer(root, browser=BROWSER) as server:
         monkeypatch.setenv("COMPANY_IPO_API_BASE_URL", server.base)
         steps = [["fetch", "edgar", "--into", str(raw), "--since", "2020-01-03", "--until", "2020-01-03", "--quiet"],
                  ["fetch", "nasdaq", "--into", str(raw), "--since", "2025-07", "--until", "2025-09-18", "--quiet"],
@@ -209,13 +225,17 @@ def test_fetch_import_check_build_equals_importing_the_same_files_from_disk(tmp_
         shutil.copy(FIXTURES / f"{month}.json", disk / f"nasdaq-ipo-calendar-{month}.json")
     for document in raw.glob("*/data.sec.gov/submissions/*.json"):  # the companies' former names, as fetched
         shutil.copy(document, disk)
+    for answer in raw.glob("*/api.nasdaq.com/api/screener/stocks/*.json"):  # dated by the run's folder
+        (disk / answer.parts[-6]).mkdir(exist_ok=True)
+        shutil.copy(answer, disk / answer.parts[-6] / f"nasdaq_screener_{answer.stem}.json")
     for args in (["import", "auto", str(disk), "--into", str(tmp_path / "local"), "--quiet"],
                  ["build", "--data", str(tmp_path / "local"), "--out", str(tmp_path / "dist-local"), "--quiet",
                   "--workers", "0"]):
         result = runner.invoke(main, args)
         assert result.exit_code == 0, (args, result.output)
     canonical = tree(tmp_path / "fetched")
-    assert canonical == tree(tmp_path / "local") and "nasdaq-calendar" in canonical["provenance.csv"].decode()
+    provenance = canonical["provenance.csv"].decode()
+    assert canonical == tree(tmp_path / "local") and "nasdaq-calendar" in provenance and "nasdaq-screener" in provenance
     built = {name: body for name, body in tree(tmp_path / "dist-fetched").items() if not name.startswith(".")}
     assert built == {name: body for name, body in tree(tmp_path / "dist-local").items() if not name.startswith(".")}
     statuses = {line.split(",")[2] for line in canonical["ipos.csv"].decode().splitlines()[1:]}

@@ -7,6 +7,10 @@
   429/5xx answers; a ``Retry-After`` (seconds or an HTTP date) is waited out as asked, and a longer wait than
   ``max_wait`` is a failure rather than a shorter wait.
 - ``Accept-Encoding: gzip, deflate``; conditional requests (``If-None-Match``, ``If-Modified-Since``).
+- Limits on every request (``body``): a body over ``max_body`` bytes, on the wire or once decompressed, is refused
+  as it arrives (never held whole), and a request that has not completed within ``deadline`` seconds is cut off
+  (a server dripping one byte every few seconds never trips the per-read ``timeout``). Neither is retried: the
+  same URL would answer the same way, and a retried deadline would hold the run ``retries`` times as long.
 """
 
 from __future__ import annotations
@@ -14,7 +18,6 @@ from __future__ import annotations
 import collections
 import datetime as dt
 import email.utils
-import gzip
 import http.client
 import os
 import re
@@ -24,16 +27,27 @@ import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from generator.fetch import body
+
 USER_AGENT_ENV = ("COMPANY_IPO_API_USER_AGENT", "SEC_USER_AGENT")
 """Environment variables the User-Agent is taken from when no option gives it, in this order."""
 MAX_RATE = 10.0
 """Requests a second the SEC allows one client."""
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
+MAX_BODY = 256 * body.MIB
+"""The largest body a response may have, compressed or not (the SEC's largest companyfacts documents are about
+60 MB, a Financial Statement Data Set quarter 85-125 MB)."""
+DEADLINE = 60.0
+"""Seconds a request may take from its first byte sent to its body's last byte received."""
 _OPERATOR = re.compile(r"\S+@\S+\.\S+")
 
 
 class FetchError(Exception):
     """One line: what could not be fetched and why."""
+
+
+class LimitError(FetchError):
+    """A response over a limit (its size, its time): the URL, the limit and the option that sets it."""
 
 
 def user_agent(given: str | None) -> str:
@@ -98,6 +112,9 @@ class Client:
     """Seconds before the first retry; doubled for each further one."""
     max_wait: float = 120.0
     timeout: float = 30.0
+    """Seconds one read of the socket may wait."""
+    max_body: int = MAX_BODY
+    deadline: float = DEADLINE
     sleep: Callable[[float], None] = time.sleep
     retried: list[Retry] = field(default_factory=list)
     requests: int = 0
@@ -105,7 +122,8 @@ class Client:
 
     def get(self, url: str, etag: str = "", last_modified: str = "", extra: dict[str, str] | None = None) -> Response:
         """GET ``url`` (conditionally when ``etag`` or ``last_modified``; ``extra`` headers over the client's own);
-        any status but 429 and 5xx is returned; raises ``FetchError`` when the retries are spent."""
+        any status but 429 and 5xx is returned; raises ``FetchError`` when the retries are spent, ``LimitError`` at
+        once for a body over ``max_body`` or a request over ``deadline``."""
         headers = {"User-Agent": self.agent, "Accept-Encoding": "gzip, deflate", **(extra or {})}
         if etag:
             headers["If-None-Match"] = etag
@@ -144,19 +162,28 @@ class Client:
             kind = http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
             connection = self._connections[key] = kind(parts.netloc, timeout=self.timeout)
         target = parts.path + (f"?{parts.query}" if parts.query else "")
+        deadline = body.Deadline(self.deadline, connection)
         try:
-            connection.request("GET", target, headers=headers)
-            answer = connection.getresponse()
-            raw = answer.read()  # a body short of its Content-Length raises IncompleteRead
+            with deadline:
+                connection.request("GET", target, headers=headers)
+                if deadline.expired:  # it fired while connecting, before there was a socket to shut down
+                    raise TimeoutError
+                answer = connection.getresponse()
+                data, wire = body.read(answer, self.max_body, lambda: deadline.expired)
+            if deadline.expired:
+                raise TimeoutError
             if answer.will_close:
                 self._drop(key)
-        except BaseException:
+        except BaseException as error:
             self._drop(key)
+            if deadline.expired:
+                raise LimitError(f"{url}: no complete answer within {self.deadline:g} s, the most a request may take "
+                                 "(--deadline)") from None
+            if isinstance(error, body.TooLarge):
+                raise LimitError(f"{url}: body {error}, the most a response may have (--max-body-mib)") from None
             raise
-        encoding = (answer.getheader("Content-Encoding") or "").strip().lower()
-        body = gzip.decompress(raw) if encoding == "gzip" else zlib.decompress(raw) if encoding == "deflate" else raw
-        return Response(url, answer.status, body, answer.getheader("ETag") or "",
-                        answer.getheader("Last-Modified") or "", len(raw), answer.getheader("Retry-After") or "")
+        return Response(url, answer.status, data, answer.getheader("ETag") or "",
+                        answer.getheader("Last-Modified") or "", wire, answer.getheader("Retry-After") or "")
 
     def _drop(self, key: tuple[str, str]) -> None:
         connection = self._connections.pop(key, None)
@@ -183,8 +210,10 @@ def _retry_after(response: Response) -> float | None:
 
 
 def _describe(error: BaseException) -> str:
+    if isinstance(error, body.CutShort):
+        return str(error)
     if isinstance(error, http.client.IncompleteRead):
         return f"body cut short ({len(error.partial)} bytes, {error.expected} more expected)"
-    if isinstance(error, EOFError | zlib.error | gzip.BadGzipFile):
+    if isinstance(error, EOFError | zlib.error):
         return f"broken compressed body ({error})"
     return f"{type(error).__name__}: {error}" if str(error) else type(error).__name__

@@ -11,9 +11,10 @@ from pathlib import Path
 from typing import TextIO
 
 from generator.fetch import sources
-from generator.fetch.client import Client, FetchError, RateLimiter, Retry, user_agent
+from generator.fetch.client import DEADLINE, MAX_BODY, Client, FetchError, RateLimiter, Retry, user_agent
 from generator.fetch.progress import Progress, Tally
 from generator.fetch.store import Entry, RawFolder, StoreError, sha256
+from generator.fetch.verify import verify
 
 FIRST_RUN_DAYS = 7
 """Days of daily indexes a first run asks for when no ``since`` is given."""
@@ -27,8 +28,9 @@ class FetchConfig:
     """None: from the environment (``client.USER_AGENT_ENV``)."""
     rate: float = 10.0
     since: dt.date | None = None
-    """First day of daily indexes (and first month of calendars); default: the day after the newest index the raw
-    folder has (else a week back), and for calendars ``sources.calendar_months``."""
+    """First day of daily indexes (and first month of calendars, quarter of financial statements); default: the day
+    after the newest index the raw folder has (else a week back), for calendars ``sources.calendar_months``, for
+    financial statements ``sources.statement_quarters``."""
     until: dt.date | None = None
     """Last day of daily indexes (and month of calendars); default: today (UTC)."""
     base_urls: list[str] = field(default_factory=list)
@@ -37,6 +39,10 @@ class FetchConfig:
     max_wait: float = 120.0
     window: float = 1.0
     """Seconds over which ``rate`` is counted (the tests use a short one)."""
+    max_body: int = MAX_BODY
+    """Bytes a response's body may have, on the wire and once decompressed."""
+    deadline: float = DEADLINE
+    """Seconds a request may take, first byte sent to last byte received."""
     now: Callable[[], dt.datetime] = lambda: dt.datetime.now(dt.UTC)
     sleep: Callable[[float], None] = time.sleep
 
@@ -83,6 +89,11 @@ class _Run:
                 if entry.source == sources.CALENDAR and (month := sources.calendar_month(url)) is not None}
         return sources.calendar_months(held, self.config.since, self.config.until or self.config.now().date())
 
+    def quarters(self) -> list[tuple[int, int]]:
+        held = {quarter for url, entry in self.previous.items()
+                if entry.source == sources.FSDS and (quarter := sources.statement_quarter(url)) is not None}
+        return sources.statement_quarters(held, self.config.since, self.config.until or self.config.now().date())
+
     def targets(self, source: str) -> list[sources.Target]:
         if source == sources.TICKERS:
             return sources.ticker_lists()
@@ -90,10 +101,15 @@ class _Run:
             return [sources.daily_index(day) for day in self.days()]
         if source == sources.CALENDAR:
             return [sources.calendar(month) for month in self.months()]
+        if source == sources.SCREENER:
+            return [sources.screener(exchange) for exchange in sources.EXCHANGES]
+        if source == sources.FSDS:
+            return [sources.statements(quarter) for quarter in self.quarters()]
+        facts = source == sources.FACTS
         ciks: set[str] = set()
-        for index in self.indexes:
-            ciks |= sources.filers(index)
-        return [sources.submissions(cik) for cik in sorted(ciks, key=int)]
+        for index in self.indexes:  # the filers of the indexes this run downloaded
+            ciks |= sources.filers(index, sources.FACTS_FORMS if facts else sources.SUBMISSION_FORMS)
+        return [(sources.companyfacts if facts else sources.submissions)(cik) for cik in sorted(ciks, key=int)]
 
     def fetch(self, source: str) -> None:
         targets = self.targets(source)
@@ -133,7 +149,7 @@ class _Run:
             return Tally(not_modified=1, bytes=response.wire_bytes)
         staged = self.raw.stage(target.local, response.body)
         try:
-            sources.verify(staged, target.source)
+            verify(staged, target.source)
         except ValueError as error:
             self.failures.append(f"{url}: {error}")
             return Tally(failed=1, bytes=response.wire_bytes)
@@ -163,7 +179,8 @@ def fetch(config: FetchConfig, stream: TextIO | None = sys.stderr) -> FetchResul
         raise FetchError(str(error)) from None
     agent = user_agent(config.user_agent)
     limiter = RateLimiter(config.rate, config.window, sleep=config.sleep)
-    client = Client(agent, limiter, config.retries, config.backoff, config.max_wait, sleep=config.sleep)
+    client = Client(agent, limiter, config.retries, config.backoff, config.max_wait, max_body=config.max_body,
+                    deadline=config.deadline, sleep=config.sleep)
     raw = RawFolder(config.into, config.now())
     try:
         with raw.locked():

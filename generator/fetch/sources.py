@@ -1,4 +1,4 @@
-"""What each source is: its URLs, where a download lands in a run's folder, and how a download is verified.
+"""What each source is: its URLs, where a download lands in a run's folder, and which documents a run asks for.
 
 SEC EDGAR (public domain, documented at https://www.sec.gov/os/accessing-edgar-data and
 https://www.sec.gov/edgar/sec-api-documentation):
@@ -11,6 +11,16 @@ https://www.sec.gov/edgar/sec-api-documentation):
 - ``edgar-submissions``: ``data.sec.gov/submissions/CIK##########.json`` for the companies that the indexes
   downloaded by the same run name with a registration or IPO form (S-1, F-1, DRS, 424B, RW: the filings of
   ``/api/ipos`` and ``/api/calendar``): tickers, exchanges, SIC, former names with their dates, recent filings.
+- ``edgar-companyfacts``: ``data.sec.gov/api/xbrl/companyfacts/CIK##########.json`` (every XBRL fact the company
+  ever reported, with the filing that reported it) for the companies that the same run's indexes name with an
+  annual or quarterly report (10-K, 10-Q, 20-F, 40-F, 10-KT, 10-QT and their amendments): a new report is the
+  only thing that changes the document, so the night's filers are the documents to ask for (conditionally, for
+  one held already). A CIK without XBRL facts answers 404: recorded, not a failure.
+- ``edgar-financial-statements`` (asked for by name only): the Financial Statement Data Set of a quarter,
+  ``www.sec.gov/files/dera/data/financial-statement-data-sets/YYYYqN.zip`` (every filer's statements of that
+  quarter's filings, 85-125 MB). From ``since``'s quarter; else the quarters after the newest one held; else the
+  last complete quarter; never a quarter not yet over. A quarter not yet published answers 404: asked again the
+  next night. docs/sources.md compares the two sources' costs.
 
 Nasdaq (no documented API and no published access rules; the shape was established from public clients and
 recorded answers, docs/sources.md):
@@ -23,33 +33,39 @@ recorded answers, docs/sources.md):
   recorded against that file, not kept twice. Its front end refuses clients that do not look like a browser's,
   so requests there carry a ``Mozilla/5.0 (compatible; OPERATOR)`` User-Agent, still naming the operator, and
   an ``Accept`` naming JSON (``BROWSER_HEADERS``).
+- ``nasdaq-screener``: ``api.nasdaq.com/api/screener/stocks?tableonly=true&download=true&exchange=X`` for X in
+  nasdaq, nyse and amex, once a run, with the same headers: every stock listed there with its last sale and market
+  capitalisation, kept as ``api.nasdaq.com/api/screener/stocks/X.json`` (one file an exchange, because a row does
+  not say its exchange; the run's folder dates the prices, which the answer does not). No validators either.
 
-A download is verified by the importer that will read it (``generator.importers.edgar``: every line of an index,
-every entry of a ticker list; ``generator.importers.nasdaq_calendar``: the calendar's shape and every row) or,
-for the submissions JSON, by its documented keys (the ``edgar`` importer then reads its company and former names).
+How a download is verified before its run is kept: ``generator.fetch.verify``.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from generator.importers import edgar, nasdaq_calendar
-from generator.importers.base import Context, FilingFact, SourceError
+from generator.importers import edgar
 
 NASDAQ = "api.nasdaq.com"
 SITES = {"www.sec.gov": "https://www.sec.gov", "data.sec.gov": "https://data.sec.gov",
          NASDAQ: "https://api.nasdaq.com"}
 """Each site's public base URL; a run can point any of them elsewhere (a mirror, the tests' fixture server)."""
 TICKERS, DAILY_INDEX, SUBMISSIONS = "edgar-tickers", "edgar-daily-index", "edgar-submissions"
-CALENDAR = "nasdaq-calendar"
-SOURCES = (TICKERS, DAILY_INDEX, SUBMISSIONS, CALENDAR)
-"""Every source, in the order a run fetches them (submissions need the indexes of the same run)."""
-ALIASES = {"edgar": (TICKERS, DAILY_INDEX, SUBMISSIONS), "nasdaq": (CALENDAR,)}
+FACTS, FSDS = "edgar-companyfacts", "edgar-financial-statements"
+CALENDAR, SCREENER = "nasdaq-calendar", "nasdaq-screener"
+SOURCES = (TICKERS, DAILY_INDEX, SUBMISSIONS, FACTS, FSDS, CALENDAR, SCREENER)
+"""Every source, in the order a run fetches them (submissions and companyfacts need the indexes of the same run)."""
+ALIASES = {"edgar": (TICKERS, DAILY_INDEX, SUBMISSIONS, FACTS), "nasdaq": (CALENDAR, SCREENER)}
+"""What the nightly commands fetch; the Financial Statement Data Sets are asked for by name."""
 CALENDAR_PATH = "/api/ipo/calendar"
+SCREENER_PATH = "/api/screener/stocks"
+EXCHANGES = ("nasdaq", "nyse", "amex")
+"""The screener's exchanges, one request each (the answer names no exchange per row)."""
+STATEMENTS_PATH = "/files/dera/data/financial-statement-data-sets"
 SETTLE_DAYS = 7
 """A month's calendar is asked again until a download made this many days after the month's end."""
 BROWSER_HEADERS = {"Accept": "application/json, text/plain, */*", "Accept-Language": "en-US,en;q=0.9"}
@@ -57,10 +73,13 @@ BROWSER_HEADERS = {"Accept": "application/json, text/plain, */*", "Accept-Langua
 TICKER_LISTS = ("company_tickers.json", "company_tickers_exchange.json")
 SUBMISSION_FORMS = edgar.CREATES_COMPANY - {"D", "D/A"}
 """Forms whose filer's submissions document is fetched: registrations, prospectuses, withdrawals."""
+FACTS_FORMS = frozenset(form + amended for form in ("10-K", "10-Q", "20-F", "40-F", "10-KT", "10-QT")
+                        for amended in ("", "/A"))
+"""Forms whose filer's companyfacts document is fetched: annual and quarterly reports, which bring new facts."""
 ABSENT = frozenset({403, 404})
 """Answers that mean "no such document" for an index day or a CIK (the SEC answers either)."""
 _INDEX_NAME = re.compile(r"^master\.(\d{8})\.idx$")
-_SUBMISSION_KEYS = ("cik", "name", "filings")
+_QUARTER_FILE = re.compile(r"/(\d{4})q([1-4])\.zip$")
 
 
 @dataclass(frozen=True)
@@ -137,10 +156,55 @@ def submissions(cik: str) -> Target:
     return Target(SUBMISSIONS, "data.sec.gov", f"/submissions/CIK{int(cik):010d}.json", absent_ok=True)
 
 
-def filers(index: Path) -> set[str]:
-    """CIKs that a verified daily index names with one of ``SUBMISSION_FORMS``."""
-    return {fact.company.cik for fact in edgar.read(index, Context())
-            if isinstance(fact, FilingFact) and fact.fields["form"] in SUBMISSION_FORMS}
+def companyfacts(cik: str) -> Target:
+    return Target(FACTS, "data.sec.gov", f"/api/xbrl/companyfacts/CIK{int(cik):010d}.json", absent_ok=True)
+
+
+def filers(index: Path, forms: frozenset[str] = SUBMISSION_FORMS) -> set[str]:
+    """CIKs (without leading zeros) that a daily index names with one of ``forms``. The index was verified line by
+    line by the importer when it landed, so its ``CIK|Company Name|Form Type|Date Filed|File Name`` lines are read
+    directly (the importer itself yields only the forms the filings table lists, not 10-Q or 40-F)."""
+    found = set()
+    for line in index.read_text(encoding="latin-1").splitlines():
+        parts = line.split("|")
+        if len(parts) == 5 and parts[0].isdigit() and parts[2] in forms:
+            found.add(str(int(parts[0])))
+    return found
+
+
+def quarter_of(day: dt.date) -> tuple[int, int]:
+    return day.year, (day.month - 1) // 3 + 1
+
+
+def _next_quarter(quarter: tuple[int, int]) -> tuple[int, int]:
+    year, number = quarter
+    return (year + 1, 1) if number == 4 else (year, number + 1)
+
+
+def statement_quarters(held: set[tuple[int, int]], since: dt.date | None, until: dt.date) -> list[tuple[int, int]]:
+    """The Financial Statement Data Sets to ask for: from ``since``'s quarter; else the quarters after the newest one
+    held; else the last complete quarter; none that has not ended by ``until`` (its data set cannot exist)."""
+    last = quarter_of(dt.date(*_start(quarter_of(until))) - dt.timedelta(days=1))
+    first = quarter_of(since) if since is not None else _next_quarter(max(held)) if held else last
+    quarters = []
+    while first <= last:
+        quarters.append(first)
+        first = _next_quarter(first)
+    return quarters
+
+
+def _start(quarter: tuple[int, int]) -> tuple[int, int, int]:
+    return quarter[0], 3 * quarter[1] - 2, 1
+
+
+def statements(quarter: tuple[int, int]) -> Target:
+    return Target(FSDS, "www.sec.gov", f"{STATEMENTS_PATH}/{quarter[0]}q{quarter[1]}.zip", absent_ok=True)
+
+
+def statement_quarter(url: str) -> tuple[int, int] | None:
+    """The quarter of a Financial Statement Data Set's URL; None for anything else."""
+    found = _QUARTER_FILE.search(url)
+    return (int(found.group(1)), int(found.group(2))) if found and STATEMENTS_PATH in url else None
 
 
 def month_range(first: dt.date, last: dt.date) -> list[dt.date]:
@@ -183,6 +247,11 @@ def calendar_months(held: dict[dt.date, str], since: dt.date | None, until: dt.d
     return sorted(set(again) | set(month_range(_next_month(newest), until)))
 
 
+def screener(exchange: str) -> Target:
+    return Target(SCREENER, NASDAQ, SCREENER_PATH, query=f"tableonly=true&download=true&exchange={exchange}",
+                  name=f"{exchange}.json")
+
+
 def request_headers(site: str, agent: str) -> dict[str, str]:
     """Headers a site needs beyond the client's own: for Nasdaq a browser-like User-Agent that keeps naming the
     operator, and an ``Accept`` naming JSON."""
@@ -190,35 +259,3 @@ def request_headers(site: str, agent: str) -> dict[str, str]:
         return {}
     browser = agent if agent.startswith("Mozilla/") else f"Mozilla/5.0 (compatible; {agent})"
     return {"User-Agent": browser, **BROWSER_HEADERS}
-
-
-def verify(path: Path, source: str = "") -> None:
-    """Raises ``ValueError`` (one line) unless the file is what its name says, complete."""
-    if source == CALENDAR:
-        try:
-            for _ in nasdaq_calendar.read(path, Context()):
-                pass
-        except SourceError as error:
-            raise ValueError(str(error).removeprefix(f"{path}: ")) from None
-        return
-    if edgar.detect(path) is not None:
-        try:
-            for _ in edgar.read(path, Context()):
-                pass
-        except SourceError as error:
-            line, _, reason = str(error).removeprefix(f"{path}:").partition(": ")
-            raise ValueError(f"line {line}: {reason}" if line.isdigit() else str(error)) from None
-        except (KeyError, TypeError, ValueError) as error:
-            raise ValueError(f"unexpected content ({type(error).__name__}: {error})") from None
-        return
-    if path.suffix == ".json":
-        try:
-            document = json.loads(path.read_bytes())
-        except (json.JSONDecodeError, UnicodeDecodeError) as error:
-            raise ValueError(f"malformed JSON ({error})") from None
-        missing = [key for key in _SUBMISSION_KEYS if not isinstance(document, dict) or key not in document]
-        if missing:
-            raise ValueError(f"a submissions document needs the keys {', '.join(_SUBMISSION_KEYS)} "
-                             f"(missing {', '.join(missing)})")
-        return
-    raise ValueError("no check for this kind of file")

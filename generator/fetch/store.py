@@ -6,7 +6,10 @@ Layout::
     RAW/2025-09-18T031702Z/www.sec.gov/files/company_tickers.json
     RAW/2025-09-18T031702Z/www.sec.gov/Archives/edgar/daily-index/2025/QTR3/master.20250917.idx
     RAW/2025-09-18T031702Z/data.sec.gov/submissions/CIK0001234567.json
+    RAW/2025-09-18T031702Z/data.sec.gov/api/xbrl/companyfacts/CIK0000320193.json
+    RAW/2025-09-18T031702Z/www.sec.gov/files/dera/data/financial-statement-data-sets/2025q2.zip
     RAW/2025-09-18T031702Z/api.nasdaq.com/api/ipo/calendar/2025-09.json       ?date=2025-09
+    RAW/2025-09-18T031702Z/api.nasdaq.com/api/screener/stocks/nyse.json       ?...&exchange=nyse
 
 A run downloads into ``RAW/.fetch-staging/STAMP/`` (hidden: ``import`` never reads it), verifies each file, and
 only when every URL of the run succeeded writes its manifest there and renames the folder to ``RAW/STAMP`` (one
