@@ -29,6 +29,7 @@ import sys
 import threading
 import time
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -183,6 +184,8 @@ class SecServer:
     """Path prefixes served as Nasdaq's API serves them (see the module's docstring)."""
     faults: dict[str, list[Fault]] = field(default_factory=lambda: defaultdict(list))
     hits: list[Hit] = field(default_factory=list)
+    clock: Callable[[], float] = time.monotonic
+    """What stamps each hit's arrival (a test of the rate limit gives the client's fake clock)."""
     base: str = ""
     _lock: threading.Lock = field(default_factory=threading.Lock)
     stopping: threading.Event = field(default_factory=threading.Event)
@@ -232,7 +235,7 @@ def _handler(owner: SecServer) -> type[BaseHTTPRequestHandler]:
             pass
 
         def do_GET(self) -> None:  # noqa: N802 (http.server's name)
-            arrived = time.monotonic()
+            arrived = owner.clock()
             parts = urlsplit(self.path)
             path = parts.path + (f"?{parts.query}" if parts.query else "")
             stored = parts.path + (f"/{parts.query}" if parts.query else "")

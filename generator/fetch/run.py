@@ -45,6 +45,8 @@ class FetchConfig:
     """Seconds a request may take, first byte sent to last byte received."""
     now: Callable[[], dt.datetime] = lambda: dt.datetime.now(dt.UTC)
     sleep: Callable[[float], None] = time.sleep
+    clock: Callable[[], float] = time.monotonic
+    """The rate limiter's clock (the tests give a fake one, with a ``sleep`` that advances it)."""
 
 
 @dataclass
@@ -178,7 +180,7 @@ def fetch(config: FetchConfig, stream: TextIO | None = sys.stderr) -> FetchResul
     except ValueError as error:
         raise FetchError(str(error)) from None
     agent = user_agent(config.user_agent)
-    limiter = RateLimiter(config.rate, config.window, sleep=config.sleep)
+    limiter = RateLimiter(config.rate, config.window, clock=config.clock, sleep=config.sleep)
     client = Client(agent, limiter, config.retries, config.backoff, config.max_wait, max_body=config.max_body,
                     deadline=config.deadline, sleep=config.sleep)
     raw = RawFolder(config.into, config.now())
