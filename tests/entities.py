@@ -87,8 +87,19 @@ def shared_ciks(folder: Path) -> list[str]:
     return [f"CIK {cik}: {', '.join(slugs)}" for cik, slugs in seen.items() if len(slugs) > 1]
 
 
-def shared_listings(folder: Path) -> list[str]:
-    """A ticker listed by two records within 5 days of each other."""
+def _tickers_of_two_deals(shared: Path) -> set[tuple[str, str]]:
+    """(ticker, pricing day) that two Nasdaq deals of the raw files give (WPCAU for Warburg Pincus Capital Corp I-A
+    and I-B, two SPACs priced the same day: the source's quirk, two companies)."""
+    days: dict[tuple[str, str], int] = defaultdict(int)
+    for deal in _nasdaq_deals(shared).values():
+        if "pricedDate" in deal:
+            days[(deal["ticker"], deal["pricedDate"])] += 1
+    return {key for key, n in days.items() if n > 1}
+
+
+def shared_listings(folder: Path, shared: Path) -> list[str]:
+    """A ticker listed by two records within 5 days of each other (unless two deals of the source give it)."""
+    quirks = _tickers_of_two_deals(shared)
     by_ticker: dict[str, list[tuple[dt.date, str]]] = defaultdict(list)
     for ipo in rows(folder, "ipos"):
         if ipo["status"] == "listed" and ipo["ticker"] and ipo["listing_date"]:
@@ -97,7 +108,7 @@ def shared_listings(folder: Path) -> list[str]:
     for ticker, held in by_ticker.items():
         held.sort()
         for (d1, c1), (d2, c2) in zip(held, held[1:], strict=False):
-            if c1 != c2 and (d2 - d1).days <= 5:
+            if c1 != c2 and (d2 - d1).days <= 5 and (ticker, d1.isoformat()) not in quirks:
                 out.append(f"{ticker} {d1}: companies {c1} and {c2}")
     return out
 
@@ -147,6 +158,110 @@ def news_without_source(folder: Path) -> list[str]:
     return out
 
 
+def _nasdaq_deals(shared: Path) -> dict[str, dict[str, str]]:
+    """Each Nasdaq deal of the shared CSV files by its ID: its ticker, filing date and pricing date (ISO)."""
+    deals: dict[str, dict[str, str]] = defaultdict(dict)
+    folder = shared / "nasdaq-ipos-2021-2025"
+    for name, column in (("nasdaq_ipos_pricings.csv", "pricedDate"), ("nasdaq_ipos_filings.csv", "filedDate")):
+        with (folder / name).open(encoding="utf-8", newline="") as handle:
+            for row in csv.DictReader(handle):
+                day = dt.datetime.strptime(row[column].strip(), "%m/%d/%Y").date().isoformat()
+                deal = deals[row["dealID"]]
+                deal[column] = day
+                deal.setdefault("ticker", row["proposedTickerSymbol"].strip().upper())
+                deal.setdefault("name", row["companyName"].strip())
+    return deals
+
+
+def _deal_rows(folder: Path, shared: Path) -> list[tuple[str, dict[str, str], list[dict[str, str]]]]:
+    """(deal ID, deal, the IPO rows that carry it) for every Nasdaq deal that was filed and priced: the rows of its
+    ticker filed on its filing day or listed within 5 days of its pricing."""
+    by_ticker: dict[str, list[dict[str, str]]] = defaultdict(list)
+    for ipo in rows(folder, "ipos"):
+        if ipo["ticker"]:
+            by_ticker[ipo["ticker"]].append(ipo)
+    out = []
+    for deal_id, deal in sorted(_nasdaq_deals(shared).items()):
+        if "pricedDate" not in deal or "filedDate" not in deal:
+            continue
+        priced = dt.date.fromisoformat(deal["pricedDate"])
+        carried = [i for i in by_ticker.get(deal["ticker"], []) if i["filed_date"] == deal["filedDate"] or (
+            i["status"] == "listed" and i["listing_date"]
+            and abs((dt.date.fromisoformat(i["listing_date"]) - priced).days) <= 5)]
+        out.append((deal_id, deal, carried))
+    return out
+
+
+def split_deals(folder: Path, shared: Path) -> list[str]:
+    """A Nasdaq deal whose filing and pricing sit on two records: one deal is one IPO of one company (its filing
+    names the company, often by a later name; its pricing by its ticker)."""
+    quirks = _tickers_of_two_deals(shared)
+    return [f"deal {deal_id} {deal['ticker']} ({deal['name']}): on {sorted({i['company_id'] for i in carried})}"
+            for deal_id, deal, carried in _deal_rows(folder, shared) if len({i["company_id"] for i in carried}) > 1
+            and (deal["ticker"], deal["pricedDate"]) not in quirks]
+
+
+def deals_twice(folder: Path, shared: Path) -> list[str]:
+    """A Nasdaq deal on two IPO rows of one record (the same IPO twice)."""
+    return [f"deal {deal_id} {deal['ticker']}: IPO rows {sorted(i['id'] for i in carried)}"
+            for deal_id, deal, carried in _deal_rows(folder, shared)
+            if len(carried) > 1 and len({i["company_id"] for i in carried}) == 1]
+
+
+def rounds_before_founding(folder: Path) -> list[str]:
+    """Unicorns with a funding round dated before the year they were founded: two companies on one record (a 2013
+    Crunchbase company of the same name). Crunchbase's own records that date a round a little before their
+    founding year are the source's inconsistency, not two companies: only unicorn-list records are counted."""
+    founded = {c["id"]: (c["founded_year"], c["slug"]) for c in rows(folder, "companies")
+               if c["founded_year"] and c["unicorn_date"]}
+    out = set()
+    for r in rows(folder, "funding_rounds"):
+        year, slug = founded.get(r["company_id"], ("", ""))
+        if year and r["announced_date"][:4] < year:
+            out.add(f"{slug} (founded {year}): a round of {r['announced_date']}")
+    return sorted(out)
+
+
+_NUMBERED = re.compile(r"\b(i{1,3}|iv|v|vi{0,3}|ix|x|[1-9])\b$")
+
+
+def numbered_spacs_joined(folder: Path) -> list[str]:
+    """A blank-check record with two listed IPOs under two tickers more than 180 days apart: a blank check lists
+    once, so two are a sponsor's numbered vehicles (Hennessy I and II) or two SPACs of one name years apart."""
+    by_company: dict[str, list[dict[str, str]]] = defaultdict(list)
+    for ipo in rows(folder, "ipos"):
+        if ipo["status"] == "listed" and ipo["listing_date"]:
+            by_company[ipo["company_id"]].append(ipo)
+    companies = {c["id"]: c for c in rows(folder, "companies")}
+    out = []
+    for key, ipos in by_company.items():
+        days = sorted(dt.date.fromisoformat(i["listing_date"]) for i in ipos)
+        blank = companies[key]["sector"] == "blank-check" or "acquisition" in companies[key]["name"].lower()
+        tickers = {i["ticker"] for i in ipos}
+        if blank and len(tickers) > 1 and (days[-1] - days[0]).days > 180:
+            out.append(f"{companies[key]['slug']}: listed {', '.join(map(str, days))}")
+    return out
+
+
+def public_at_private_mark(folder: Path) -> list[str]:
+    """Public companies whose current valuation is not a market value (a private mark, an estimate)."""
+    return [f"{c['slug']} ({c['valuation_basis']} {c['valuation_date']})" for c in rows(folder, "companies")
+            if c["status"] == "public" and c["valuation_usd"] and c["valuation_basis"] != "market-cap"
+            and c["valuation_is_current"] != "false"]
+
+
+def listed_after_closing(folder: Path) -> list[str]:
+    """Acquired or closed companies with a listing after their acquisition (or any listing, for closed ones with
+    a market value): the record's own events say it is listed."""
+    listed: dict[str, str] = {}
+    for ipo in rows(folder, "ipos"):
+        if ipo["status"] == "listed" and ipo["listing_date"] > listed.get(ipo["company_id"], ""):
+            listed[ipo["company_id"]] = ipo["listing_date"]
+    return [f"{c['slug']} ({c['status']} {c['acquired_date']}, listed {listed[c['id']]})"
+            for c in rows(folder, "companies") if c["status"] == "acquired" and c["acquired_date"]
+            and listed.get(c["id"], "") > c["acquired_date"]]
+
+
 COUNTS = {
     "rows landed apart": landed_apart,
     "shared cik": shared_ciks,
@@ -155,11 +270,20 @@ COUNTS = {
     "repeated rounds": repeated_rounds,
     "former name on another record, not listed": shared_former_names,
     "news without source": news_without_source,
+    "deals split over two records": split_deals,
+    "the same IPO twice": deals_twice,
+    "unicorns with rounds before their founding": rounds_before_founding,
+    "numbered SPACs joined": numbered_spacs_joined,
+    "public companies at a private mark": public_at_private_mark,
+    "acquired companies listed later": listed_after_closing,
 }
+WITH_SHARED = frozenset({"rows landed apart", "shared (ticker, date)", "deals split over two records",
+                         "the same IPO twice"})
+"""Counts measured against the raw files as well as the folder."""
 
 
 def measure(folder: Path, shared: Path) -> dict[str, list[str]]:
-    return {name: (f(folder, shared) if name == "rows landed apart" else f(folder))  # type: ignore[operator]
+    return {name: (f(folder, shared) if name in WITH_SHARED else f(folder))  # type: ignore[operator]
             for name, f in COUNTS.items()}
 
 

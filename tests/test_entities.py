@@ -36,7 +36,9 @@ def test_the_examples_of_the_issue_land_on_the_right_records(real: Path) -> None
     companies = {r["slug"]: r for r in entities.rows(real, "companies")}
     ipos = entities.rows(real, "ipos")
     branch = {(r["headquarters_city"], r["valuation_usd"]) for r in companies.values() if r["name"] == "Branch"}
-    assert branch == {("Redwood City", "4000000000"), ("Columbus", "1050000000")}
+    # Branch Metrics (Redwood City, founded 2014), Branch (Columbus) and Crunchbase's 2013 Branch of New York
+    # (founded 2011): three companies, kept apart by city and by founding year
+    assert branch == {("Redwood City", "4000000000"), ("Columbus", "1050000000"), ("New York", "")}
     by_id = {r["id"]: r for r in companies.values()}
     omab = {by_id[i["company_id"]]["cik"] for i in ipos if i["ticker"] == "OMAB" and i["status"] == "listed"}
     assert omab == {"1378239"}  # Grupo Aeroportuario del Centro Norte's 2006 IPO on the CIK's record

@@ -56,6 +56,8 @@ class CompanyFact:
     """Values used only where the company has none yet (e.g. a status inferred, not stated)."""
     create: bool = True
     """False: only enrich a company that already exists (a filing of a CIK nobody listed)."""
+    active: str = ""
+    """A date the company was active (a funding round's): a record of its name founded later is another company."""
     former_names: list[tuple[str, str, str]] = field(default_factory=list)
     """(name, from, to) of names the company was known by, with the dates the source gives ('' when none)."""
 
@@ -64,6 +66,8 @@ class CompanyFact:
 class IpoFact:
     company: CompanyFact
     fields: dict[str, str]
+    deal: str = ""
+    """The source's own ID of the deal (Nasdaq's dealID): every row of one deal is one IPO of one company."""
 
 
 @dataclass

@@ -73,11 +73,34 @@ def normalise(name: str) -> str:
     return " ".join(words)
 
 
+_SERIES = re.compile(r"^(i{1,3}|iv|vi{0,3}|ix|x|[1-9])$")
+_SERIES_SUFFIXES = _SUFFIXES | {"acquisition", "capital", "merger", "fund", "trust", "partners"}
+
+
+def series(name: str) -> str:
+    """The number of a numbered vehicle (``Hennessy Capital Acquisition Corp II`` -> ``ii``, ``Quinpario
+    Acquisition Corp 2`` -> ``2``); ``1`` for a name without one (the first of a series carries none)."""
+    words = _WORD.findall(name.lower())
+    while words and words[-1] in _SUFFIXES:
+        words.pop()
+    last = words[-1] if len(words) > 1 else ""
+    roman = {"i": 1, "ii": 2, "iii": 3, "iv": 4, "v": 5, "vi": 6, "vii": 7, "viii": 8, "ix": 9, "x": 10}
+    return str(roman.get(last, last)) if _SERIES.match(last) and words[-2] in _SERIES_SUFFIXES else "1"
+
+
 def names_agree(a: str, b: str) -> bool:
+    """The names may be one company's: equal once normalised, or one a prefix of the other, or the same first
+    word; never two numbered vehicles of one sponsor (I and II are two companies)."""
     na, nb = normalise(a), normalise(b)
-    if not na or not nb:
+    if not na or not nb or series(a) != series(b):
         return False
     return na == nb or na.split()[0] == nb.split()[0] or na.startswith(nb) or nb.startswith(na)
+
+
+def founding_differs(a: str, b: str) -> bool:
+    """Both founding years are known and more than a year apart: two companies of one name (a 2013 Crunchbase
+    company and a 2020s unicorn), whose facts must not join."""
+    return bool(a and b and abs(int(a) - int(b)) > 1)
 
 
 def city_key(city: str) -> str:

@@ -28,12 +28,14 @@ from generator.importers.base import (
     Source,
     slugify,
 )
+from generator.importers.deal_book import DealBook
 from generator.importers.financial_book import FinancialBook
 from generator.importers.fold import fold_decided
 from generator.importers.identity import (
     SAME_LISTING_DAYS,
     Decisions,
     cities_differ,
+    founding_differs,
     names_agree,
     normalise,
     registered_for,
@@ -77,6 +79,7 @@ class Merger:
             self.by_name.setdefault(normalise(row["name"]), []).append(key)
         self.investors = InvestorBook(self)
         self.financials = FinancialBook(self)
+        self.deals = DealBook(self)
         self.rounds: dict[tuple[str, str], list[str]] = {}
         for key, row in store.rows["funding_rounds"].items():
             self.rounds.setdefault((row["company_id"], row["announced_date"]), []).append(key)
@@ -213,7 +216,8 @@ class Merger:
                 self.report.matched[rule] += 1
                 return key
         slug = fact.slug
-        if slug and slug in self.by_slug and names_agree(companies[self.by_slug[slug]]["name"], fact.name):
+        if slug and slug in self.by_slug and names_agree(companies[self.by_slug[slug]]["name"], fact.name) and not (
+                self._other_era(fact, companies[self.by_slug[slug]])):
             self.report.matched["slug"] += 1
             return self.by_slug[slug]
         name, city = self.decisions.resolve(fact.name, fact.fields.get("headquarters_city", ""))
@@ -223,7 +227,7 @@ class Merger:
             if not (fact.cik and companies[k]["cik"])
         ]
         apart = [k for k in candidates if cities_differ(city, self.decisions.resolve(
-            companies[k]["name"], companies[k]["headquarters_city"])[1])]
+            companies[k]["name"], companies[k]["headquarters_city"])[1]) or self._other_era(fact, companies[k])]
         candidates = [k for k in candidates if k not in apart]
         if not candidates and not apart and (key := self.aliases.find(normalise(name), fact, city)):
             self.report.matched["former name"] += 1
@@ -236,13 +240,28 @@ class Merger:
             self.report.matched["name" if name == fact.name else "name (identities.csv)"] += 1
             return min(candidates, key=int)
         if apart:
-            self.report.kept_apart["same name, headquarters cities differ"] += 1
+            self.report.kept_apart["same name, headquarters cities or founding years differ"] += 1
         return None
 
-    def company(self, fact: CompanyFact, source: Source) -> str | None:
+    @staticmethod
+    def _other_era(fact: CompanyFact, row: dict[str, str]) -> bool:
+        """The fact is about another company of the record's name: a unicorn list's company founded more than a
+        year from the fact's founding, or after the fact's activity (a round); a blank check's listing years after
+        the record's. (Only a unicorn list's founding year counts: the lists import before the sources they are
+        weighed against, so a re-import weighs the same.)"""
+        founded = row["founded_year"] if row["unicorn_date"] else ""
+        listed = row["listing_date"]
+        blank_check = row["sector"] == "blank-check" or "acquisition" in row["name"].lower()
+        relisted = blank_check and fact.date and listed and fact.ticker != row["ticker"] and _days_apart(
+            fact.date, listed) > 365  # a blank check lists once: a listing of its name years later is another
+        return founding_differs(fact.fields.get("founded_year", ""), founded) or bool(
+            fact.active and founded and fact.active[:4] < founded) or bool(relisted)
+
+    def company(self, fact: CompanyFact, source: Source, key: str | None = None) -> str | None:
+        """Merge ``fact`` into the company it is about (``key`` when the caller knows it), or a new one."""
         self.listing_date = fact.date
         self.from_list = source.name in self.ticker_lists
-        key = self.find_company(fact)
+        key = key if key is not None else self.find_company(fact)
         found = key is not None
         if key is None:
             if not fact.create or not fact.name:
@@ -292,13 +311,13 @@ class Merger:
     # --- the other facts -----------------------------------------------------------------------------------------
 
     def ipo(self, fact: IpoFact, source: Source) -> None:
-        company = self.company(fact.company, source)
+        company = self.deals.company(fact, source)
         if company is None:
             return
         values = {"company_id": company, **fact.fields}
         own_date = values.get("listing_date") or values.get("filed_date") or ""
-        key = None
-        for candidate in self.ipos.get(company, []):
+        key = self.deals.ipo_of.get(fact.deal) if fact.deal else None
+        for candidate in [] if key is not None else self.ipos.get(company, []):
             row = self.store.rows["ipos"][candidate]
             dates = [row[c] for c in ("filed_date", "priced_date", "listing_date") if row[c]]
             if values.get("listing_date") and row["listing_date"] and _days_apart(
@@ -312,6 +331,7 @@ class Merger:
         if key is None:
             key = self._new("ipos", {"company_id": company, "status": values["status"], "basis": source.basis})
             self.ipos.setdefault(company, []).append(key)
+        self.deals.remember(fact, key)
         self.store.mention("ipos", key, source.name, source.basis)
         row = self.store.rows["ipos"][key]
         if row["filed_date"] and values.get("filed_date", "") > row["filed_date"]:
@@ -326,6 +346,7 @@ class Merger:
         self._listed(row)
 
     def funding_round(self, fact: RoundFact, source: Source) -> str | None:
+        fact.company.active = fact.company.active or fact.fields["announced_date"]
         company = self.company(fact.company, source)
         if company is None:
             return None
@@ -351,6 +372,7 @@ class Merger:
         return key
 
     def investment(self, fact: InvestmentFact, source: Source) -> None:
+        fact.company.active = fact.company.active or fact.date
         company = self.company(fact.company, source)
         if company is None:
             return

@@ -104,7 +104,7 @@ def deal(cells: Cells, ctx: Context, status: str, suffix: str = "") -> IpoFact:
         })
     else:
         raise ValueError(f"unknown deal status {status!r}")
-    return IpoFact(company, fields)
+    return IpoFact(company, fields, deal=cells.text("dealID") if "dealID" in row else "")
 
 
 def _required_date(cells: Cells, column: str, what: str) -> str:

@@ -1,0 +1,103 @@
+"""A Nasdaq deal is one IPO of one company: its filing, pricing, postponement and withdrawal, whatever name each
+row gives the company (identity rule: a Nasdaq deal's ID is a strong key).
+
+The calendar names a deal's company as it is called when the row is written: a SPAC's filing row often carries the
+name the company took after its merger (HNR Acquisition's deal filed as "EON Resources Inc."), its pricing row the
+SPAC's ticker. Each row is looked up by its own evidence; the first row of a deal fixes the deal's IPO record, and
+every later row of the deal lands on that IPO. When a later row's own evidence finds another company, and the
+deal's record was made by the deal alone in this import (no CIK, nothing but the deal), that record was the same
+company under another name: the IPO moves to the company found, the record goes, and its name stays as a name the
+company used (``aliases``). Otherwise the deal's record stands and the row's name is kept as a name it used.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import TYPE_CHECKING
+
+from generator.importers.base import IpoFact, Source
+from generator.importers.identity import normalise
+
+if TYPE_CHECKING:
+    from generator.importers.merge import Merger
+
+FOLDED = "Nasdaq deal ID (a record its filing made, under a later name, joined to its pricing's)"
+"""How the report counts a deal's record folded into the company its other rows found."""
+NAMED = "name on the Nasdaq deal's filing"
+
+
+class DealBook:
+    def __init__(self, merger: Merger) -> None:
+        self.merger = merger
+        self.ipo_of: dict[str, str] = {}
+        """Deal ID -> the IPO record its first row made or found (this import)."""
+        self.made: set[str] = set()
+        """Companies a deal's row created in this import."""
+        self.on_record: dict[tuple[str, str], list[str]] = {}
+        """(ticker, filing or listing date) -> IPO records the folder held before this import: a deal imported
+        before is found again on the IPO it landed on (a re-import routes its rows as the first import ended)."""
+        for key, row in merger.store.rows["ipos"].items():
+            for column in ("filed_date", "listing_date"):
+                if row["ticker"] and row[column]:
+                    self.on_record.setdefault((row["ticker"], row[column]), []).append(key)
+
+    def company(self, fact: IpoFact, source: Source) -> str | None:
+        """The company ``fact`` is about: as its own evidence finds it, or the deal's, or both joined."""
+        merger = self.merger
+        companies = merger.store.rows["companies"]
+        known = self.ipo_of.get(fact.deal) if fact.deal else None
+        if known is None and fact.deal:
+            ticker = fact.fields.get("ticker", "")
+            held = {k for column in ("filed_date", "listing_date") if fact.fields.get(column)
+                    for k in self.on_record.get((ticker, fact.fields[column]), [])}
+            if len(held) == 1:
+                known = self.ipo_of[fact.deal] = held.pop()
+        if known is None:
+            before = len(companies)
+            key = merger.company(fact.company, source)
+            if key is not None and fact.deal and len(companies) > before:
+                self.made.add(key)
+            return key
+        first = merger.store.rows["ipos"][known]["company_id"]
+        counted = Counter(merger.report.matched)
+        found = merger.find_company(fact.company)
+        merger.report.matched = counted  # looked up to compare, not matched yet
+        if found not in (None, first) and first in self.made and not companies[first]["cik"] and (
+                self._only_the_deal(first, known)):
+            name = companies[first]["name"]
+            self._move(known, first, found)
+            merger.aliases.add(found, name, source, NAMED)
+            merger.report.matched[FOLDED] += 1
+            first = found
+        return merger.company(fact.company, source, key=first)
+
+    def remember(self, fact: IpoFact, ipo: str) -> None:
+        if fact.deal:
+            self.ipo_of.setdefault(fact.deal, ipo)
+
+    def _only_the_deal(self, company: str, ipo: str) -> bool:
+        """Whether the record holds nothing but this deal's IPO (no other row of any table is about it)."""
+        rows = self.merger.store.rows
+        if self.merger.ipos.get(company, []) != [ipo]:
+            return False
+        return not any(r["company_id"] == company for table in ("funding_rounds", "filings", "news", "financials",
+                                                                   "aliases", "offerings", "secondary_prices")
+                       for r in rows[table].values())
+
+    def _move(self, ipo: str, gone: str, kept: str) -> None:
+        merger, store = self.merger, self.merger.store
+        store.rows["ipos"][ipo]["company_id"] = kept
+        merger.ipos.pop(gone, None)
+        merger.ipos.setdefault(kept, []).append(ipo)
+        for held in merger.listings.values():
+            held[:] = [(day, kept if company == gone else company) for day, company in held]
+        row = store.rows["companies"].pop(gone)
+        store.provenance.pop(("companies", gone), None)
+        merger.by_slug.pop(row["slug"], None)
+        named = merger.by_name.get(normalise(row["name"]), [])
+        if gone in named:
+            named.remove(gone)
+        for index in (merger.by_ticker, merger.by_cik):
+            for value in [v for v, k in index.items() if k == gone]:
+                del index[value]
+        self.made.discard(gone)
