@@ -112,10 +112,17 @@ def synth(companies: int, seed: int, out_dir: Path) -> None:
 def serve(root: Path, host: str, port: int, quiet: bool, rewrite_only: bool, digests: Path | None) -> None:
     """Serve a build locally: the query front door in front of the files (or, with --rewrite-only, Netlify's
     rewrite rules alone); with --keys, only to clients that send a key."""
+    from generator.frontdoor.keys import DigestFileError
     from generator.hosts.serve import make_server
 
-    server = make_server(root, host, port, quiet, rewrite_only, digests)
-    asked = f", asking for a key listed in {digests}" if digests is not None else ""
+    try:
+        server = make_server(root, host, port, quiet, rewrite_only, digests)
+    except DigestFileError as error:
+        raise click.ClickException(f"--keys: {error}: not started") from None
+    asked = ""
+    if digests is not None:
+        held = len(server.site.keys.at_start)  # type: ignore[attr-defined]
+        asked = f", asking for a key listed in {digests} ({held} digests{'' if held else ': every key is refused'})"
     click.echo(f"serving {root} at http://{host}:{server.server_port}/{asked} (Ctrl+C to stop)", err=True)
     try:
         server.serve_forever()

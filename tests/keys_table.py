@@ -3,7 +3,13 @@ the Cloudflare worker under ``wrangler pages dev``), and what each answer must b
 
 Two keys are made at test time; the site first holds both digests, then only the first (the second one's digest
 removed). ``requests`` lists, by name, a request and what it must get: its status, and whether the answer is
-refused (401 with the challenge), private to a key, or public.
+refused (401 with the challenge), private to a key, public, a preflight (204, no body) or not allowed (the 405
+problem). The public paths come first: a fresh isolate answers them without a key (its own reads need none).
+
+The probes (``probes``): every method (GET, HEAD, OPTIONS and methods the API does not allow) on every spelling of
+protected paths (percent-encoded, doubled slashes, dot segments, another case) of the query description, the whole
+dataset, a profile, a query index and a query, without a key and with one: no protected byte to a request without a
+valid key, on any host.
 """
 
 from __future__ import annotations
@@ -16,6 +22,18 @@ from generator.api import access
 from generator.api.problems import UNAUTHORIZED
 from generator.api.rewrites import CACHE_CONTROL
 from generator.frontdoor import keys
+
+METHODS = ("GET", "HEAD", "OPTIONS", "POST", "PUT", "DELETE", "PATCH", "TRACE")
+SPELLINGS = {
+    "as is": lambda path: path,
+    "doubled slash": lambda path: "/" + path,
+    "encoded": lambda path: "/%61pi" + path.removeprefix("/api"),
+    "dot segment": lambda path: path.replace("/api/", "/api/./", 1),
+    "dot-dot segment": lambda path: path.replace("/api/", "/api/errors/../", 1),
+    "encoded dot-dot": lambda path: path.replace("/api/", "/api/errors/%2e%2e/", 1),
+    "upper case": lambda path: "/API" + path.removeprefix("/api"),
+}
+"""Spellings of a path that hosts (decoding, normalising, folding case) may serve as the same file."""
 
 
 @dataclass(frozen=True)
@@ -55,6 +73,33 @@ def file_paths(build: Path) -> dict[str, str]:
         "query space": api / "query-space.json"}.items()}
 
 
+def probes(build: Path, made: Keys) -> dict[str, tuple[dict, int, str]]:
+    """methods x spellings x protected paths without a key (401, 204 or 405, never a protected byte); a few with
+    the key (the methods the API does not allow are 405 to a key holder too); public paths by method."""
+    files = file_paths(build)
+    paths = {name: files[name] for name in ("query space", "profile file", "query index")}
+    paths["dataset"] = "/api/export/json/dataset.zip"
+    assert (build / "api" / "export" / "json" / "dataset.zip").is_file()
+    paths["query"] = "/api/companies?sector=Fintech"
+    want = {"GET": (401, "refused"), "HEAD": (401, "refused"), "OPTIONS": (204, "preflight")}
+    out: dict[str, tuple[dict, int, str]] = {}
+    for method in METHODS:
+        status, kind = want.get(method, (405, "not allowed"))
+        for spelling, spell in SPELLINGS.items():
+            for name, path in paths.items():
+                out[f"probe: {method} {spelling} {name}"] = ({"url": spell(path), "method": method}, status, kind)
+        if method not in want:
+            out[f"probe: {method} with a key"] = ({"url": paths["query"], "method": method,
+                                                   "headers": bearer(made.first)}, 405, "not allowed")
+            out[f"probe: {method} public"] = ({"url": "/api/openapi", "method": method}, 405, "not allowed")
+    out["probe: OPTIONS with a key"] = ({"url": paths["query space"], "method": "OPTIONS",
+                                         "headers": bearer(made.first)}, 204, "preflight")
+    out["probe: OPTIONS public"] = ({"url": "/api/openapi", "method": "OPTIONS"}, 204, "preflight")
+    out["probe: OPTIONS landing page"] = ({"url": "/", "method": "OPTIONS"}, 204, "no body")
+    out["probe: HEAD public"] = ({"url": "/api/openapi", "method": "HEAD"}, 200, "public")
+    return out
+
+
 def bearer(key: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {key}"}
 
@@ -64,7 +109,12 @@ def requests(build: Path, made: Keys, removed: bool) -> dict[str, tuple[dict, in
     ``public``. ``removed``: the site holds the first key's digest only."""
     files = file_paths(build)
     profile = files["profile file"].removesuffix(".json")
-    out: dict[str, tuple[dict, int, str]] = {
+    out: dict[str, tuple[dict, int, str]] = {  # the public paths first: asked of a fresh isolate
+        "public: OpenAPI": ({"url": "/api/openapi"}, 200, "public"),
+        "public: OpenAPI, encoded": ({"url": "/api/open%61pi/"}, 200, "public"),
+        "public: OpenAPI file": ({"url": "/api/openapi.json"}, 200, "public"),
+        "public: problem document": ({"url": "/api/errors/not-found.json"}, 200, "public"),
+        "public: landing page": ({"url": "/"}, 200, "public"),
         "no key: query": ({"url": "/api/companies?sector=Fintech"}, 401, "refused"),
         "no key: profile": ({"url": profile}, 401, "refused"),
         "no key: HEAD": ({"url": "/api/companies", "method": "HEAD"}, 401, "refused"),
@@ -81,10 +131,6 @@ def requests(build: Path, made: Keys, removed: bool) -> dict[str, tuple[dict, in
                                "invalid" if removed else "private"),
         "second key, X-API-Key": ({"url": files["listing file"], "headers": {access.KEY_HEADER: made.second}},
                                   401 if removed else 200, "invalid" if removed else "private"),
-        "public: OpenAPI": ({"url": "/api/openapi"}, 200, "public"),
-        "public: OpenAPI file": ({"url": "/api/openapi.json"}, 200, "public"),
-        "public: problem document": ({"url": "/api/errors/not-found.json"}, 200, "public"),
-        "public: landing page": ({"url": "/"}, 200, "public"),
         "preflight": ({"url": "/api/companies?sector=fintech", "method": "OPTIONS", "headers": {
             "Origin": "https://example.com", "Access-Control-Request-Method": "GET",
             "Access-Control-Request-Headers": "authorization"}}, 204, "preflight"),
@@ -92,6 +138,7 @@ def requests(build: Path, made: Keys, removed: bool) -> dict[str, tuple[dict, in
     for name, path in files.items():
         out[f"no key: {name}"] = ({"url": path}, 401, "refused")
         out[f"first key: {name}"] = ({"url": path, "headers": bearer(made.first)}, 200, "private")
+    out.update(probes(build, made))
     return {name: ({"name": name, **request}, status, kind) for name, (request, status, kind) in out.items()}
 
 
@@ -129,6 +176,13 @@ def check(build: Path, name: str, request: dict, got: dict, status: int, kind: s
         allowed = (got.get("access-control-allow-headers") or "").lower()
         if "authorization" not in allowed or "x-api-key" not in allowed:
             wrong.append(f"Access-Control-Allow-Headers {got.get('access-control-allow-headers')!r}")
+    elif kind == "not allowed":
+        if got["body"].encode() != keys.METHOD_NOT_ALLOWED or got.get("allow") != keys.ALLOWED_METHODS:
+            wrong.append(f"Allow {got.get('allow')!r}, body {got['body'][:200]!r}")
+        if got.get("content-type") != "application/problem+json; charset=utf-8":
+            wrong.append(f"Content-Type {got.get('content-type')!r}")
+    if kind in ("preflight", "no body") and got["body"]:
+        wrong.append(f"a preflight with a body: {got['body'][:200]!r}")
     return [f"{name}: {w}" for w in wrong]
 
 

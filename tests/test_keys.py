@@ -21,7 +21,7 @@ from generator.api import access
 from generator.api.problems import TOO_MANY_REQUESTS, UNAUTHORIZED
 from generator.cli import main
 from generator.frontdoor import keys
-from generator.hosts.serve import make_server
+from generator.hosts.serve import PROBLEM_TYPE, SiteServer, make_server
 from tests import keys_table
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -96,6 +96,8 @@ def _cases() -> dict:
                   for p in ["/api/companies", "/api/openapi"] for a in [None, f"Bearer {key}", "Bearer nope"]
                   for k in [None, key]],
         "digest": [key, "", "é ü", "cia_" + "x" * 100],
+        "normal": paths + ["//api//companies", "/%61pi/x", "/a/../api/", "/..", "/api/.", "/api/%2e%2e/x", "/%zz",
+                           "/API/./x/..", "/api/x/../../..", "/api%2Fx", "/%C3%A9/", "/apix", "/api", "/./api/./"],
     }
 
 
@@ -116,13 +118,33 @@ def test_the_javascript_gate_is_the_python_gate() -> None:
                      "headers": keys.verdict_headers(verdict)})
     assert got["check"] == want
     assert got["digest"] == [keys.digest(k) for k in cases["digest"]]
+    assert got["normal"] == [[keys.normal_path(p), keys.is_api(p)] for p in cases["normal"]]
     assert got["constants"] == {
         "KEY_HEADER": access.KEY_HEADER, "DIGESTS_VARIABLE": access.DIGESTS_VARIABLE, "REALM": access.REALM,
         "PUBLIC_PATH": access.PUBLIC_PATH.replace("/", "\\/"), "KEYED_CACHE_CONTROL": access.KEYED_CACHE_CONTROL,
         "REFUSED_CACHE_CONTROL": access.REFUSED_CACHE_CONTROL, "VARY": access.VARY,
         "RETRY_AFTER_SECONDS": access.RETRY_AFTER_SECONDS, "UNAUTHORIZED": UNAUTHORIZED.decode(),
         "TOO_MANY_REQUESTS": TOO_MANY_REQUESTS.decode(),
-        "challenge": [access.www_authenticate(False), access.www_authenticate(True)]}
+        "challenge": [access.www_authenticate(False), access.www_authenticate(True)],
+        "ALLOWED_METHODS": keys.ALLOWED_METHODS, "METHOD_NOT_ALLOWED": keys.METHOD_NOT_ALLOWED.decode(),
+        "PUBLIC_DOCUMENTS": keys.PUBLIC_DOCUMENTS}
+
+
+def test_spellings_of_a_path_normalise_as_the_hosts_read_them() -> None:
+    assert keys.normal_path("//api//x/./y/../z.json") == "/api/x/z.json"
+    assert keys.normal_path("/%61pi/%2e%2e/api/query-space.json") == "/api/query-space.json"
+    assert keys.normal_path("/api/x/../../..") == "/" and keys.normal_path("/api/x/") == "/api/x/"
+    assert keys.normal_path("/%zz") is None and keys.normal_path("/%C3") is None
+    assert keys.is_api("/API/companies") and keys.is_api("//%61pi") and not keys.is_api("/apix")
+    # public stays exact: another spelling of a public path asks for a key (never the other way round)
+    assert not keys.is_public("//api/openapi") and not keys.is_public("/api/x/../openapi.json")
+
+
+def test_public_documents_are_the_descriptions_and_public(embedded_build: Path) -> None:
+    """The public paths an edge function answers without the description are the description's documents."""
+    space = json.loads((embedded_build / "api" / "query-space.json").read_text(encoding="utf-8"))
+    for path, file in keys.PUBLIC_DOCUMENTS.items():
+        assert space["documents"][path] == file and keys.is_public(path) and keys.is_public(file)
 
 
 def test_the_host_wrapper_limits_and_refuses_as_documented() -> None:
@@ -149,6 +171,33 @@ def test_the_host_wrapper_limits_and_refuses_as_documented() -> None:
     assert table["keys on: a file passes on private"]["headers"]["vary"] == access.VARY
     assert table["keys on: a file without the key"]["status"] == 401
     assert table["keys on: the variable holds no digest"]["status"] == 401
+
+
+def test_the_host_wrapper_gates_every_method_and_survives_a_failing_read() -> None:
+    """host.mjs under Node: a read of the site or a pass-on that fails at the network level is the 503 problem; a
+    key holder's TRACE is the 405 problem; a preflight on any spelling has no body and never reaches the site; a
+    fresh isolate answers the public /api/openapi from the public file, read without the asker's key."""
+    key = keys.new_key()
+    done = subprocess.run([NODE, str(ROOT / "tests" / "frontdoor_js" / "host_cases.mjs"), key],
+                          capture_output=True, text=True, check=True, timeout=120)
+    table = json.loads(done.stdout)
+    for name in ["read fails at the network level", "pass on fails at the network level"]:
+        row = table[name]
+        assert (row["status"], row["headers"]["content-type"]) == (503, PROBLEM_TYPE), name
+        assert row["headers"]["cache-control"] == access.REFUSED_CACHE_CONTROL, name
+    trace = table["keys on: TRACE with a key"]
+    assert (trace["status"], trace["body"].encode(), trace["headers"]["allow"]) == (
+        405, keys.METHOD_NOT_ALLOWED, keys.ALLOWED_METHODS)
+    for name in ["keys on: OPTIONS on a spelled file, no key", "keys on: OPTIONS on the landing page"]:
+        assert (table[name]["status"], table[name]["body"], table[name]["passedOn"]) == (204, "", 0), name
+    assert table["keys on: OPTIONS on a spelled file, no key"]["headers"]["access-control-allow-origin"] == "*"
+    for name in ["keys on: a fresh isolate, public, no key", "keys on: a fresh isolate, public, a wrong key"]:
+        assert (table[name]["status"], table[name]["body"]) == (200, '{"openapi":"3.0.3"}'), name
+        assert "private" not in table[name]["headers"]["cache-control"], name
+    assert table["keys on: a protected path, keyed"]["status"] == 200
+    carried = table["reads carried"]
+    assert carried[:2] == [["/api/openapi.json", None], ["/api/openapi.json", None]]  # the public reads: no key
+    assert ["/api/query-space.json", f"Bearer {key}"] in carried  # a keyed read carries the asker's key
 
 
 # serve --keys -------------------------------------------------------------------------------------------------------
@@ -252,3 +301,57 @@ def test_the_landing_page_and_readme_describe_the_scheme(embedded_build: Path) -
         assert "Authorization: Bearer KEY" in text and "X-API-Key: KEY" in text
     assert 'id="problem-unauthorized"' in page and 'id="problem-too-many-requests"' in page
     assert "python -m generator new-key" in readme and f"`{access.DIGESTS_VARIABLE}`" in readme
+
+
+# serve --keys: the digest file ---------------------------------------------------------------------------------
+
+def _interrupted(self: SiteServer, *args: object) -> None:
+    raise KeyboardInterrupt
+
+
+@pytest.mark.parametrize(("data", "line", "what"), [
+    (f"{DIGEST_A}\n\u00a0{DIGEST_B}\n".encode(), 2, "U+00A0 NO-BREAK SPACE"),
+    (f"# keys\n{DIGEST_A}\u00a0# alice\n".encode(), 2, "U+00A0 NO-BREAK SPACE"),
+    (f"{DIGEST_A}\n# caf\xe9\n".encode("latin-1"), 2, "byte 0xe9 is not UTF-8"),
+    (f"{DIGEST_A}\r\n{DIGEST_B}\r\n\ufeff{DIGEST_A}".encode(), 3, "U+FEFF"),
+    (f"{DIGEST_A}\ncia_pasted-by-mistake  # bob\n".encode(), 2, "not a SHA-256 digest"),
+    (f"{DIGEST_A[:-1]}\n".encode(), 1, "not a SHA-256 digest"),
+])
+def test_a_digest_file_that_is_not_digests_stops_serve(tmp_path: Path, data: bytes, line: int, what: str,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """The file, the line and what is wrong, never the entry itself (it may be a key); serve does not start."""
+    monkeypatch.setattr(SiteServer, "serve_forever", _interrupted)  # were it to start, it would stop at once
+    digests = tmp_path / "digests.txt"
+    digests.write_bytes(data)
+    with pytest.raises(keys.DigestFileError) as raised:
+        keys.read_digest_file(digests)
+    message = str(raised.value)
+    assert message.startswith(f"{digests}, line {line}, column ") and what in message, message
+    assert "cia_pasted" not in message
+    result = CliRunner().invoke(main, ["serve", "--dir", str(tmp_path), "--port", "0", "--keys", str(digests)])
+    assert result.exit_code == 1 and message in result.output and "not started" in result.output, result.output
+
+
+def test_a_digest_file_with_a_byte_order_mark_and_comments_is_read(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    digests = tmp_path / "digests.txt"
+    digests.write_bytes(f"\ufeff# caf\u00e9 team\r\n{DIGEST_A.upper()}, {DIGEST_B}\t# b\u00f6b\n\n".encode())
+    assert keys.read_digest_file(digests) == {DIGEST_A, DIGEST_B}
+    monkeypatch.setattr(SiteServer, "serve_forever", _interrupted)
+    result = CliRunner().invoke(main, ["serve", "--dir", str(tmp_path), "--port", "0", "--keys", str(digests)])
+    assert result.exit_code == 0 and f"asking for a key listed in {digests} (2 digests)" in result.output
+    empty = tmp_path / "empty.txt"
+    empty.write_bytes(b"")
+    assert keys.read_digest_file(empty) == frozenset()  # keys on, none valid yet: the start-up line says so
+
+
+def test_a_digest_file_broken_while_serving_refuses_every_key_and_says_so(
+        keyed_serve: tuple[int, Path], capfd: pytest.CaptureFixture[str]) -> None:
+    port, digests = keyed_serve
+    key = keys.new_key()
+    digests.write_text(f"{keys.digest(key)}\n", encoding="utf-8")
+    asked = {"key": ({"url": "/api/companies", "headers": keys_table.bearer(key)}, 200, "private")}
+    assert _ask(port, asked)["key"]["status"] == 200
+    digests.write_bytes(f"{keys.digest(key)}\n\xff\n".encode("latin-1"))
+    assert _ask(port, asked)["key"]["status"] == 401
+    assert f"{digests}, line 2, column 1: byte 0xff is not UTF-8: every key is refused" in capfd.readouterr().err

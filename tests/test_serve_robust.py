@@ -98,6 +98,40 @@ def test_the_backlog_holds_a_burst_of_200_clients(tiny_build: Path) -> None:
     assert figures["max"] < 3.0, figures  # a dropped SYN is retried after 1 s, 3 s, 7 s...: none was dropped
 
 
+def test_idle_and_half_open_connections_are_closed(tiny_build: Path) -> None:
+    """A client that connects and sends nothing, or half a request line, or half its headers, is closed after the
+    idle timeout (short here), and its thread ends: idle sockets do not hold threads for ever. No timing is
+    asserted: each socket is polled for the server's close with a generous deadline."""
+    server = make_server(tiny_build, "127.0.0.1", 0, quiet=True, idle_timeout=0.5)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    idle = []
+    try:
+        before = threading.active_count()
+        for started in [b"", b"", b"GET /api/", b"GET / HTTP/1.1\r\nHost: x\r\n", b""]:
+            connection = socket.create_connection(("127.0.0.1", server.server_port), timeout=60)
+            connection.sendall(started)
+            idle.append(connection)
+        for connection in idle:  # the server closes each: end of stream (or a reset), long before the deadline
+            try:
+                while connection.recv(65536):
+                    pass
+            except ConnectionResetError:
+                pass
+        deadline = time.monotonic() + 60
+        while threading.active_count() > before and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert threading.active_count() <= before, "the idle connections' threads did not end"
+        with socket.create_connection(("127.0.0.1", server.server_port), timeout=60) as fresh:  # still serving
+            fresh.sendall(b"GET /api/openapi.json HTTP/1.0\r\n\r\n")
+            assert fresh.recv(64).startswith(b"HTTP/1.0 200")
+    finally:
+        for connection in idle:
+            connection.close()
+        server.shutdown()
+        server.server_close()
+
+
 @pytest.fixture(scope="module")
 def nginx_hostile(hostile_root: Path) -> Iterator[Served]:
     nginx = shutil.which("nginx") or ("/usr/sbin/nginx" if Path("/usr/sbin/nginx").exists() else None)

@@ -18,7 +18,10 @@ way.
 
 With ``keys`` (``serve --keys FILE``: a file of SHA-256 digests of the valid keys, ``generator.frontdoor.keys``),
 every path but the public ones (``generator.api.access.PUBLIC_PATH``) asks for a key, the files included, and an
-answer given to a key is private to it; without, nothing asks for one (development).
+answer given to a key is private to it; without, nothing asks for one (development). A digest file that cannot be
+read as digests stops ``make_server`` (``keys.DigestFileError``, naming the file and line). Whatever the keys: a
+preflight (``OPTIONS``) gets 204 without a body on every path, any other method but GET and HEAD the 405 problem.
+A connection silent for ``idle_timeout`` seconds is closed.
 """
 
 from __future__ import annotations
@@ -34,15 +37,17 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 from generator.api.access import KEY_HEADER
-from generator.api.problems import UNAUTHORIZED, problem
+from generator.api.problems import UNAUTHORIZED
 from generator.api.rewrites import CONTENT_TYPES, SITE_404_FILE, Router, headers_for, rules
 from generator.frontdoor import keys
 from generator.frontdoor.resolver import Answer, Resolver
 from generator.frontdoor.space import QUERY_SPACE_FILE
 
 PROBLEM_TYPE = "application/problem+json; charset=utf-8"
-METHOD_NOT_ALLOWED = problem("method-not-allowed", "Method Not Allowed", 405,
-                             "The API is read-only: use GET (or HEAD, OPTIONS).")
+METHOD_NOT_ALLOWED = keys.METHOD_NOT_ALLOWED
+IDLE_TIMEOUT = 60.0
+"""Seconds a connection may stay silent (no request line, header or body byte read, nothing written) before it is
+closed: a half-open or idle client does not hold a thread for ever."""
 
 
 BYTE_RANGE = re.compile(r"bytes=([0-9]*)-([0-9]*)")
@@ -122,11 +127,12 @@ class Site:
         return 404, self.file(SITE_404_FILE), SITE_404_FILE
 
 
-def make_handler(site: Site) -> type[BaseHTTPRequestHandler]:
+def make_handler(site: Site, idle_timeout: float = IDLE_TIMEOUT) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         server_version = "company-ipo-api"
         sys_version = ""
         default_request_version = "HTTP/1.0"  # never answer in HTTP/0.9 (a body without a status line)
+        timeout = idle_timeout  # each read and write of the connection (StreamRequestHandler sets it on the socket)
 
         def _respond(self, with_body: bool) -> None:
             try:
@@ -183,8 +189,15 @@ def make_handler(site: Site) -> type[BaseHTTPRequestHandler]:
             self._respond(with_body=False)
 
         def do_OPTIONS(self) -> None:  # noqa: N802
+            # a preflight never carries the key and never gets a body: the CORS headers on any spelling of /api/
+            try:
+                path = urlsplit(self.path).path
+            except ValueError:
+                self.send_error(HTTPStatus.BAD_REQUEST, "Bad request target")
+                return
             self.send_response(HTTPStatus.NO_CONTENT)
-            for name, value in headers_for(self.path.partition("?")[0]).items():
+            headers = headers_for("/api/") if keys.is_api(path) else {}
+            for name, value in {**headers, "Allow": keys.ALLOWED_METHODS}.items():
                 self.send_header(name, value)
             self.send_header("Content-Length", "0")
             self.end_headers()
@@ -198,8 +211,9 @@ def make_handler(site: Site) -> type[BaseHTTPRequestHandler]:
         def _method_not_allowed(self) -> None:
             body = METHOD_NOT_ALLOWED
             self.send_response(HTTPStatus.METHOD_NOT_ALLOWED)
-            self.send_header("Allow", "GET, HEAD, OPTIONS")
-            self.send_header("Content-Type", PROBLEM_TYPE)
+            headers = {**headers_for("/api/"), "Allow": keys.ALLOWED_METHODS, "Content-Type": PROBLEM_TYPE}
+            for name, value in headers.items():  # CORS on any path, as the 401
+                self.send_header(name, value)
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()
             self.wfile.write(body)
@@ -228,8 +242,11 @@ class SiteServer(ThreadingHTTPServer):
 
 
 def make_server(root: Path, host: str, port: int, quiet: bool = False, rewrite_only: bool = False,
-                digests: Path | None = None) -> ThreadingHTTPServer:
-    """``digests``: the file of key digests (``--keys``); keys are asked for only with one."""
-    server = SiteServer((host, port), make_handler(Site(root, rewrite_only, digests)))
+                digests: Path | None = None, idle_timeout: float = IDLE_TIMEOUT) -> ThreadingHTTPServer:
+    """``digests``: the file of key digests (``--keys``); keys are asked for only with one (``keys.DigestFileError``
+    when it cannot be read as digests). ``idle_timeout``: seconds a silent connection is kept."""
+    site = Site(root, rewrite_only, digests)
+    server = SiteServer((host, port), make_handler(site, idle_timeout))
     server.quiet = quiet  # type: ignore[attr-defined]
+    server.site = site  # type: ignore[attr-defined]
     return server

@@ -5,8 +5,9 @@
 import {frontDoor} from "../../generator/frontdoor/js/host.mjs";
 import {forwarded} from "../../generator/frontdoor/js/keys.mjs";
 
-// the site's own files, fetched over the site: such a read runs this function again, so it carries the asking
-// request's key (which the gate accepts), and Netlify's rate limit counts it
+// the site's own files, fetched over the site: such a read runs this function again, so it carries the key of the
+// request host.mjs gives it (the asker's, only for a path that needs one; the gate accepts it), and Netlify's rate
+// limit counts it
 const handler = frontDoor((path, request) => fetch(new URL(path, request.url), {headers: forwarded(request)}));
 
 const environment = (name) => globalThis.Netlify?.env.get(name) ?? globalThis.Deno?.env.get(name) ?? null;

@@ -1,6 +1,8 @@
 // host.mjs's frontDoor over a fake site, for what the dev servers cannot show: a rate limiting binding (the worker
-// uses one when the environment has it; `wrangler pages dev` cannot declare one) and a read of the site that the
-// host refuses (Netlify's rate limit counts the function's own reads). Argument: a valid key; prints a JSON table.
+// uses one when the environment has it; `wrangler pages dev` cannot declare one), a read of the site that the
+// host refuses (Netlify's rate limit counts the function's own reads) or that fails at the network level, and a
+// site that gates its own reads as Netlify's does (a fresh isolate's public answers must not need a key).
+// Argument: a valid key; prints a JSON table.
 import {frontDoor} from "../../generator/frontdoor/js/host.mjs";
 import {digest} from "../../generator/frontdoor/js/keys.mjs";
 
@@ -18,20 +20,39 @@ function site(readStatus = null, retryAfter = null) {
     return path in files ? new Response(files[path], {status: 200}) : new Response("", {status: 404});
   };
 }
-const passOn = async () => new Response("file", {status: 200, headers: {"Cache-Control": "public, max-age=300"}});
+let passedOn = 0;
+const passOn = async () => {
+  passedOn += 1;
+  return new Response("file", {status: 200, headers: {"Cache-Control": "public, max-age=300"}});
+};
+const failing = async () => { throw new TypeError("error sending request: connection refused"); };
+
+// Netlify: a read of the site runs the gate again; records the key each read carried
+const readsCarried = [];
+function gatedSite(path, asked) {
+  const carried = asked.headers.get("Authorization") ?? asked.headers.get("X-API-Key");
+  readsCarried.push([path, carried]);
+  if (carried !== `Bearer ${key}` && !["/api/openapi.json"].includes(path)) return new Response("", {status: 401});
+  return path in files ? new Response(files[path], {status: 200}) : new Response("", {status: 404});
+}
 
 function limiter(allow) {
   const seen = [];
   return {seen, limit: async ({key: counted}) => { seen.push(counted); return {success: allow}; }};
 }
 
-async function row(name, handler, request, options) {
-  const response = await handler(request, passOn, options);
+async function row(name, handler, request, options, site = passOn) {
+  passedOn = 0;
+  const response = await handler(request, site, options);
   const headers = Object.fromEntries([...response.headers].map(([k, v]) => [k.toLowerCase(), v]));
-  return [name, {status: response.status, headers, body: await response.text(), counted: options.limiter?.seen ?? null}];
+  return [name, {status: response.status, headers, body: await response.text(), counted: options.limiter?.seen ?? null,
+    passedOn}];
 }
 
-const ask = (path, headers = {}) => new Request(`https://example.test${path}`, {headers});
+// Node's Request refuses to make a TRACE (a server receives one): a request's shape, for the wrapper
+const ask = (path, headers = {}, method = "GET") => method === "TRACE"
+  ? {method, url: `https://example.test${path}`, headers: new Headers(headers)}
+  : new Request(`https://example.test${path}`, {headers, method});
 const rows = [];
 let open = limiter(true);
 rows.push(await row("limited: allowed with a key", frontDoor(site()), ask("/api/openapi", {Authorization: `Bearer ${key}`}),
@@ -56,4 +77,19 @@ rows.push(await row("keys on: a file passes on private", frontDoor(site()), ask(
 rows.push(await row("keys on: a file without the key", frontDoor(site()), ask("/api/companies/x.json"), {digests}));
 rows.push(await row("keys on: the variable holds no digest", frontDoor(site()), ask("/api/companies/x.json", {"X-API-Key": key}),
   {digests: key}));
+rows.push(await row("read fails at the network level", frontDoor(failing), ask("/api/openapi", {"X-API-Key": key}),
+  {digests}));
+rows.push(await row("pass on fails at the network level", frontDoor(site()), ask("/api/companies/x.json", {"X-API-Key": key}),
+  {digests}, failing));
+rows.push(await row("keys on: TRACE with a key", frontDoor(site()), ask("/api/companies", {"X-API-Key": key}, "TRACE"),
+  {digests}));
+rows.push(await row("keys on: OPTIONS on a spelled file, no key", frontDoor(site()),
+  ask("//%61pi/export/json/dataset.zip", {}, "OPTIONS"), {digests}));
+rows.push(await row("keys on: OPTIONS on the landing page", frontDoor(site()), ask("/", {}, "OPTIONS"), {digests}));
+rows.push(await row("keys on: a fresh isolate, public, no key", frontDoor(gatedSite), ask("/api/openapi"), {digests}));
+rows.push(await row("keys on: a fresh isolate, public, a wrong key", frontDoor(gatedSite),
+  ask("/api/openapi/?x=1", {Authorization: "Bearer nope"}), {digests}));
+rows.push(await row("keys on: a protected path, keyed", frontDoor(gatedSite),
+  ask("/api/companies", {Authorization: `Bearer ${key}`}), {digests}));
+rows.push(["reads carried", readsCarried]);
 process.stdout.write(JSON.stringify(Object.fromEntries(rows)));

@@ -4,14 +4,21 @@
 //   handler = frontDoor(readFile); response = await handler(request, passOn, {digests, limiter, address})
 //
 // `readFile(path, request)` returns the site's own Response for a published path (Netlify: fetch on the site,
-// carrying the asking request's key, which the gate accepts; Cloudflare: env.ASSETS.fetch); `passOn(request)` the
-// site's answer to the request itself (the files, the landing page: context.next(), env.ASSETS.fetch). `digests` is
-// the text of API_KEY_DIGESTS (keys are asked for when it holds anything: keys.mjs); `limiter`, a Workers rate
-// limiting binding, if the host has one; `address`, the client's address for it.
+// carrying the request's key, which the gate accepts; Cloudflare: env.ASSETS.fetch): the request it is given carries
+// the asker's key only when the asked path needs one, and a public path is answered from public files alone, so a
+// fresh isolate answers /api/openapi without a key. `passOn(request)` the site's answer to the request itself (the
+// files, the landing page: context.next(), env.ASSETS.fetch). `digests` is the text of API_KEY_DIGESTS (keys are
+// asked for when it holds anything: keys.mjs); `limiter`, a Workers rate limiting binding, if the host has one;
+// `address`, the client's address for it.
+//
+// Before the gate, whatever the path's spelling: a preflight (OPTIONS) gets 204 with no body (the CORS headers on
+// any spelling of a path under /api), never the site's answer; any method but GET and HEAD gets the 405 problem.
+// A read of the site, or the site's answer, that fails at the network level is the 503 problem.
 import {filePath, resolve} from "./frontdoor.mjs";
 import {
-  KEY_HEADER, PROBLEM_TYPE, REFUSED_CACHE_CONTROL, RETRY_AFTER_SECONDS, TOO_MANY_REQUESTS, UNAUTHORIZED, VARY,
-  check, credential, digest, parseDigests, verdictHeaders,
+  ALLOWED_METHODS, KEY_HEADER, METHOD_NOT_ALLOWED, PROBLEM_TYPE, PUBLIC_DOCUMENTS, REFUSED_CACHE_CONTROL,
+  RETRY_AFTER_SECONDS, TOO_MANY_REQUESTS, UNAUTHORIZED, VARY,
+  check, credential, digest, isApi, normalPath, parseDigests, verdictHeaders,
 } from "./keys.mjs";
 
 /** The [[headers]] of /api/* in netlify.toml and _headers (tests check they are the registry's). */
@@ -55,7 +62,19 @@ function fileCache() {
     },
   };
 }
-const isApi = (path) => path.toLowerCase() === "/api" || path.toLowerCase().startsWith("/api/");
+// the description of a site whose public paths are answered without it: its documents only, any query ignored
+const PUBLIC_SPACE = Object.freeze({version: 1, meta: {}, tracking: ["*"], routes: {}, details: {},
+  documents: PUBLIC_DOCUMENTS, export: {path: null, formats: [], tables: []}});
+
+/** A read of the site that failed at the network level (a thrown fetch): the 503 problem, like a refused read. */
+async function networkSafe(read) {
+  try {
+    return await read();
+  } catch (error) {
+    if (error instanceof Unreadable) throw error;
+    throw new Unreadable(0, null);
+  }
+}
 
 class Unreadable extends Error {
   constructor(status, retryAfter) {
@@ -89,12 +108,16 @@ export function frontDoor(readFile) {
   return async (request, passOn, {digests = null, limiter = null, address = null} = {}) => {
     const url = new URL(request.url);
     if (request.method === "OPTIONS") {
-      // a CORS preflight never carries the key: answered for the API, without one
-      return isApi(url.pathname) ? new Response(null, {status: 204, headers: API_HEADERS}) : passOn(request);
+      // a CORS preflight never carries the key, and never gets a body or the site's answer
+      const headers = isApi(url.pathname) ? {...API_HEADERS, Allow: ALLOWED_METHODS} : {Allow: ALLOWED_METHODS};
+      return new Response(null, {status: 204, headers});
+    }
+    if (request.method !== "GET" && request.method !== "HEAD") {
+      return problemResponse(request, 405, METHOD_NOT_ALLOWED, {Allow: ALLOWED_METHODS});
     }
     const authorization = request.headers.get("Authorization");
-    const verdict = await check(parseDigests(digests), url.pathname, authorization,
-      request.headers.get(KEY_HEADER));
+    const held = parseDigests(digests);
+    const verdict = await check(held, url.pathname, authorization, request.headers.get(KEY_HEADER));
     if (limiter !== null) {
       const key = verdict.keyed && verdict.allowed
         ? "key:" + await digest(credential(authorization, request.headers.get(KEY_HEADER)))
@@ -103,54 +126,66 @@ export function frontDoor(readFile) {
     }
     const gate = verdictHeaders(verdict);
     if (!verdict.allowed) return problemResponse(request, 401, UNAUTHORIZED, gate);
-    const response = (await answer(request, url)) ?? (await passOn(request));
+    let response;
+    try {
+      response = (await answer(request, url, verdict.keyed, held !== null && !verdict.keyed))
+        ?? (await networkSafe(() => passOn(request)));
+    } catch (error) {
+      if (!(error instanceof Unreadable)) throw error;
+      response = unreadable(request, error);
+    }
     // an answer no cache may keep (a 429, a 503) stays so; any other given to a key is private to it
     const kept = response.headers.get("Cache-Control") === REFUSED_CACHE_CONTROL;
     return withHeaders(response, kept ? {...gate, "Cache-Control": REFUSED_CACHE_CONTROL} : gate);
   };
 
-  async function answer(request, url) {
+  // keyed: the path needs a key (the reads carry the asker's); public: keys are on and the path is public
+  async function answer(request, url, keyed, publicOnly) {
+    const reader = keyed ? request : new Request(request.url, {method: "GET"});
     const fetchFile = async (path) => {
       const found = kept.get(path);
       if (found !== undefined) return found; // a Response copies the bytes it is given: the kept ones stay whole
-      const response = await readFile(filePath(path), request);
+      const response = await networkSafe(() => readFile(filePath(path), reader));
       if (response.status === 200) {
-        const body = new Uint8Array(await response.arrayBuffer());
+        const body = new Uint8Array(await networkSafe(() => response.arrayBuffer()));
         kept.set(path, body);
         return body;
       }
-      await response.body?.cancel();
+      await response.body?.cancel().catch(() => {});
       if (response.status === 404) return null;
       // a read the host refused (its rate limit, an error) is not a missing file: the answer would be wrong
       throw new Unreadable(response.status, response.headers.get("Retry-After"));
     };
-    if (request.method !== "GET" && request.method !== "HEAD") return null;
     if (!isApi(url.pathname)) return null;
     // a file's path (its last segment has a dot or an equals sign) is never the front door's (resolve answers
     // null): pass it on before reading the description, which the host may fetch through this very handler
     if (/[.=]/.test(url.pathname.replace(/\/+$/, "").split("/").pop())) return null;
-    try {
-      if (space === null) {
-        const found = await fetchFile(SPACE);
-        if (found === null) return null; // a build without the description: the rewrite rules answer
-        space = JSON.parse(new TextDecoder().decode(found));
-      }
-      const found = await resolve(space, url.pathname, url.search.slice(1), fetchFile);
-      if (found === null) return null;
-      const headers = {...API_HEADERS, "Content-Type": found.contentType};
-      // a download's file name (the query form's URL names none): the registry's, as the files' headers give it
-      const attachment = found.file === null ? undefined : space.export.attachments?.[found.file];
-      if (attachment !== undefined) headers["Content-Disposition"] = attachment;
-      return new Response(request.method === "HEAD" ? null : found.body, {status: found.status, headers});
-    } catch (error) {
-      if (!(error instanceof Unreadable)) throw error;
-      if (error.status === 429) {
-        const seconds = /^[0-9]+$/.test(error.retryAfter ?? "") ? Number(error.retryAfter) : RETRY_AFTER_SECONDS;
-        return tooMany(request, seconds);
-      }
-      return problemResponse(request, 503, UNAVAILABLE, {"Cache-Control": REFUSED_CACHE_CONTROL});
+    if (publicOnly && !Object.hasOwn(PUBLIC_DOCUMENTS, (normalPath(url.pathname) ?? "").replace(/\/+$/, ""))) {
+      return null; // a public file: the site's own
     }
+    if (space === null && !publicOnly) {
+      const found = await fetchFile(SPACE);
+      if (found === null) return null; // a build without the description: the rewrite rules answer
+      space = JSON.parse(new TextDecoder().decode(found));
+    }
+    const described = publicOnly ? PUBLIC_SPACE : space;
+    const found = await resolve(described, url.pathname, url.search.slice(1), fetchFile);
+    if (found === null) return null;
+    const headers = {...API_HEADERS, "Content-Type": found.contentType};
+    // a download's file name (the query form's URL names none): the registry's, as the files' headers give it
+    const attachment = found.file === null ? undefined : described.export.attachments?.[found.file];
+    if (attachment !== undefined) headers["Content-Disposition"] = attachment;
+    return new Response(request.method === "HEAD" ? null : found.body, {status: found.status, headers});
   }
+}
+
+/** The answer to a read of the site that failed: the host's 429 passed on, anything else the 503 problem. */
+function unreadable(request, error) {
+  if (error.status === 429) {
+    const seconds = /^[0-9]+$/.test(error.retryAfter ?? "") ? Number(error.retryAfter) : RETRY_AFTER_SECONDS;
+    return tooMany(request, seconds);
+  }
+  return problemResponse(request, 503, UNAVAILABLE, {"Cache-Control": REFUSED_CACHE_CONTROL});
 }
 
 const UNAVAILABLE = JSON.stringify({type: "about:blank", title: "Service Unavailable", status: 503,

@@ -4,6 +4,8 @@
 // A site holds the SHA-256 digests of its valid keys in API_KEY_DIGESTS (64-digit hex, separated by commas, spaces
 // or lines, `#` starting a comment). Keys are on as soon as the variable holds anything; an entry that is not a
 // digest is never matched. A key is checked by comparing its digest with every digest held, in constant time.
+// A path is public only as its percent-decoded spelling is one of PUBLIC_PATH; every host answers a preflight
+// (OPTIONS) with 204 and no body, and any other method but GET and HEAD with the 405 problem, before the gate.
 
 export const KEY_HEADER = "X-API-Key";
 export const DIGESTS_VARIABLE = "API_KEY_DIGESTS";
@@ -16,6 +18,10 @@ export const RETRY_AFTER_SECONDS = 60;
 export const PROBLEM_TYPE = "application/problem+json; charset=utf-8";
 export const UNAUTHORIZED = '{"type":"/#problem-unauthorized","title":"Unauthorized","status":401,"detail":"This site asks for an API key on every path under /api/ but /api/openapi and /api/errors/: send it as `Authorization: Bearer KEY` (or `X-API-Key: KEY`). A key in the query string is not accepted. No key, or a key this site does not know, gets this answer."}\n';
 export const TOO_MANY_REQUESTS = '{"type":"/#problem-too-many-requests","title":"Too Many Requests","status":429,"detail":"Too many requests in a short time (counted per key, or per address without one): wait the number of seconds `Retry-After` gives, then send the request again."}\n';
+export const ALLOWED_METHODS = "GET, HEAD, OPTIONS";
+export const METHOD_NOT_ALLOWED = '{"type":"/#problem-method-not-allowed","title":"Method Not Allowed","status":405,"detail":"The API is read-only: use GET (or HEAD, OPTIONS)."}\n';
+/** The public paths answered with a file: an edge function reads that public file alone (not the description). */
+export const PUBLIC_DOCUMENTS = Object.freeze({"/api/openapi": "/api/openapi.json"});
 const DIGEST = /^[0-9a-fA-F]{64}$/;
 const stripBlanks = (text) => text.replace(/^[ \t]+|[ \t]+$/g, ""); // ASCII spaces and tabs only, as in Python
 
@@ -51,6 +57,30 @@ export function isPublic(path) {
     return false; // not a path any public file has
   }
   return PUBLIC_PATH.test(decoded);
+}
+
+/** A request path as a host reads it: decoded once, `//` collapsed, dot segments resolved; null if undecodable. */
+export function normalPath(path) {
+  let decoded;
+  try {
+    decoded = decodeURIComponent(path);
+  } catch {
+    return null;
+  }
+  const segments = [];
+  const parts = decoded.split("/");
+  for (const part of parts) {
+    if (part === "..") segments.pop();
+    else if (part !== "" && part !== ".") segments.push(part);
+  }
+  const trailing = segments.length > 0 && ["", ".", ".."].includes(parts[parts.length - 1]);
+  return "/" + segments.join("/") + (trailing ? "/" : "");
+}
+
+/** Whether a request path, in any spelling and any case, is under /api. */
+export function isApi(path) {
+  const normal = (normalPath(path) ?? "").toLowerCase();
+  return normal === "/api" || normal.startsWith("/api/");
 }
 
 function sameDigest(a, b) {
