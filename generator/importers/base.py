@@ -56,6 +56,9 @@ class CompanyFact:
     """Values used only where the company has none yet (e.g. a status inferred, not stated)."""
     create: bool = True
     """False: only enrich a company that already exists (a filing of a CIK nobody listed)."""
+    others_listed: frozenset[str] = frozenset()
+    """The tickers a list of current listings gives (the fact's own among them): a record holding another of them is
+    another listed company, whatever its name (Blue Owl Capital Corporation, OBDC, is not Blue Owl Capital Inc.)."""
     active: str = ""
     """A date the company was active (a funding round's): a record of its name founded later is another company."""
     former_names: list[tuple[str, str, str]] = field(default_factory=list)

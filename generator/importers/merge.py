@@ -254,8 +254,9 @@ class Merger:
         blank_check = row["sector"] == "blank-check" or "acquisition" in row["name"].lower()
         relisted = blank_check and fact.date and listed and fact.ticker != row["ticker"] and _days_apart(
             fact.date, listed) > 365  # a blank check lists once: a listing of its name years later is another
+        listed_apart = row["ticker"] != fact.ticker and row["ticker"] in fact.others_listed
         return founding_differs(fact.fields.get("founded_year", ""), founded) or bool(
-            fact.active and founded and fact.active[:4] < founded) or bool(relisted)
+            fact.active and founded and fact.active[:4] < founded) or bool(relisted) or listed_apart
 
     def company(self, fact: CompanyFact, source: Source, key: str | None = None) -> str | None:
         """Merge ``fact`` into the company it is about (``key`` when the caller knows it), or a new one."""

@@ -230,8 +230,12 @@ def companies(rows: Iterator[tuple[str, dict[str, str]]], day: str, exchange: st
         else:
             group.append(listing)
     ordered = sorted((group for groups in issuers.values() for group in groups), key=lambda g: g[0].order)
+    listed = frozenset(x.ticker for group in ordered for x in group)
     for group in ordered:
-        yield from _company(group, day, exchange, ctx)
+        for fact in _company(group, day, exchange, ctx):
+            if isinstance(fact, CompanyFact):
+                fact.others_listed = listed  # a record holding another of these tickers is another company
+            yield fact
 
 
 def _listing(order: int, where: str, row: dict[str, str], ctx: Context) -> Listing | None:
