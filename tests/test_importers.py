@@ -283,3 +283,41 @@ def test_a_folder_of_fetch_runs_is_read_newest_first_and_never_from_a_hidden_fol
     steps, _ = plan("auto", [tmp_path])
     assert [p.relative_to(tmp_path).as_posix() for _, p in steps if p.name.startswith("company")] == [
         "2020-01-03T031500Z/company_tickers.json", "2020-01-02T031500Z/company_tickers_exchange.json"]
+
+
+def test_junk_named_as_a_json_source_fails_before_it_is_read(tmp_path: Path) -> None:
+    """A large file that is no JSON fails at its first bytes, naming the file; memory stays far below its size."""
+    import tracemalloc
+
+    junk = tmp_path / "company_tickers.json"
+    with junk.open("wb") as handle:
+        for _ in range(64):
+            handle.write(b"\xff" * (1 << 20))
+    tracemalloc.start()
+    with pytest.raises(SourceError, match=r"company_tickers.json:1: not a JSON document"):
+        import_files("edgar", [junk], tmp_path / "into", QUIET)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 8 << 20, peak
+
+
+@pytest.mark.parametrize(("document", "reason"), [
+    ('{"0": {"cik_str": 1, "ticker": "A", "title": "A"}, ' + "[" * 5000 + "]" * 5000 + "}", "nested more than 64"),
+    ('{"0": {"cik_str": 320193, "ticker": "AAPL", "title": "Apple Inc.", "cik_str": 1}}', None),
+    ('{"0": {"cik_str": NaN, "ticker": "AAPL", "title": "Apple Inc."}}', None),
+])
+def test_a_ticker_list_a_source_got_wrong_never_ends_in_a_traceback(tmp_path: Path, document: str,
+                                                                    reason: str | None) -> None:
+    """Nested too deep: a one-line failure. A record giving a key twice or a NaN CIK: skipped and listed."""
+    path = tmp_path / "company_tickers.json"
+    path.write_text(document, encoding="utf-8")
+    if reason is not None:
+        with pytest.raises(SourceError, match=reason):
+            import_files("edgar", [path], tmp_path / "into", QUIET)
+        return
+    other = tmp_path / "company_tickers_exchange.json"
+    other.write_text(json.dumps({"fields": ["cik", "name", "ticker", "exchange"],
+                                 "data": [[789019, "MICROSOFT CORP", "MSFT", "Nasdaq"]]}), encoding="utf-8")
+    result = import_files("edgar", [path, other], tmp_path / "into", QUIET)
+    assert sum(n for reason, n in result.context.skipped.items() if "ticker-list records" in reason) == 1
+    assert [c["name"] for c in companies(tmp_path / "into")] == ["Microsoft Corp"]

@@ -104,6 +104,9 @@ def read(path: Path, max_bytes: int = MAX_BYTES) -> Any:
         if size > max_bytes:
             raise SourceError(path, 0, f"{size:,} bytes: larger than the {max_bytes:,} bytes a JSON document "
                               "may have here")
+        start = head(path, 64)
+        if size and start[:1] not in (b"{", b"["):  # junk fails before a byte more is read
+            raise SourceError(path, 1, f"not a JSON document: it starts {start[:16]!r}, not with {{ or [")
         data = path.read_bytes()
     except OSError as error:
         raise SourceError(path, 0, f"cannot read: {error.strerror}") from None
