@@ -34,7 +34,8 @@ def rows(folder: Path, table: str) -> list[dict[str, str]]:
 
 def _name(text: str) -> str:
     words = re.findall(r"[a-z0-9]+", text.lower().replace("&", " and "))
-    drop = {"inc", "corp", "corporation", "ltd", "limited", "co", "llc", "plc", "the", "holdings", "group"}
+    drop = {"inc", "incorporated", "corp", "corporation", "ltd", "limited", "co", "company", "llc", "plc", "the",
+            "holdings", "holding", "group", "ag", "sa", "nv", "se", "lp"}  # legal forms, as the importers drop them
     return " ".join(w for w in words if w not in drop)
 
 
@@ -262,6 +263,40 @@ def listed_after_closing(folder: Path) -> list[str]:
             and listed.get(c["id"], "") > c["acquired_date"]]
 
 
+def _ipo_names(shared: Path) -> list[tuple[str, str, str, str]]:
+    """(source line, ticker, listing date, the company's name at its IPO) of the IPO histories' listed rows."""
+    out = []
+    with (shared / "iposcoop-ipos-2000-2018" / "ipos.csv").open(encoding="utf-8", newline="") as handle:
+        for n, row in enumerate(csv.DictReader(handle), start=2):
+            day = dt.datetime.strptime(row["Trade Date"].strip(), "%m-%d-%y").date().isoformat()
+            out.append((f"IPOScoop line {n}", row["Symbol"].strip().upper(), day, row["Issuer"].strip()))
+    for deal_id, deal in _nasdaq_deals(shared).items():
+        if "pricedDate" in deal:
+            out.append((f"Nasdaq deal {deal_id}", deal["ticker"], deal["pricedDate"], deal["name"]))
+    return out
+
+
+def ipo_names_lost(folder: Path, shared: Path) -> list[str]:
+    """A listed IPO on a company whose name then is neither its name nor one of its aliases (normalised): the name
+    of the time lost (ULTA Salon Cosmetics & Fragrance on Ulta Beauty)."""
+    companies = {c["id"]: c for c in rows(folder, "companies")}
+    names: dict[str, set[str]] = defaultdict(set)
+    for company in companies.values():
+        names[company["id"]].add(_name(company["name"]))
+    for alias in rows(folder, "aliases"):
+        if alias["kind"] == "name":
+            names[alias["company_id"]].add(_name(alias["alias"]))
+    listed = {(i["ticker"], i["listing_date"]): i["company_id"] for i in rows(folder, "ipos")
+              if i["status"] == "listed" and i["ticker"] and i["listing_date"]}
+    quirks = _tickers_of_two_deals(shared)  # two deals, one ticker, one day: which row is whose is unknown
+    out = []
+    for line, ticker, day, name in _ipo_names(shared):
+        company = listed.get((ticker.replace("'", "."), day)) if (ticker, day) not in quirks else None
+        if company is not None and _name(name) not in names[company]:
+            out.append(f"{line}: {name} ({ticker} {day}) on {companies[company]['name']}")
+    return out
+
+
 COUNTS = {
     "rows landed apart": landed_apart,
     "shared cik": shared_ciks,
@@ -272,13 +307,14 @@ COUNTS = {
     "news without source": news_without_source,
     "deals split over two records": split_deals,
     "the same IPO twice": deals_twice,
+    "IPOs on a company under a name that is neither its name nor an alias": ipo_names_lost,
     "unicorns with rounds before their founding": rounds_before_founding,
     "numbered SPACs joined": numbered_spacs_joined,
     "public companies at a private mark": public_at_private_mark,
     "acquired companies listed later": listed_after_closing,
 }
 WITH_SHARED = frozenset({"rows landed apart", "shared (ticker, date)", "deals split over two records",
-                         "the same IPO twice"})
+                         "the same IPO twice", "IPOs on a company under a name that is neither its name nor an alias"})
 """Counts measured against the raw files as well as the folder."""
 
 

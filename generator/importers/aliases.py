@@ -80,3 +80,5 @@ class AliasBook:
             self.add(company, old_name, source, "name before it renamed the company")
         elif fact.name and not names_agree(fact.name, current):
             self.add(company, fact.name, source, "name it uses")
+        elif fact.name and fact.date and normalise(fact.name) != normalise(current):
+            self.add(company, fact.name, source, f"name at its listing on {fact.date}")  # ULTA Salon, Ulta Beauty

@@ -65,7 +65,9 @@ before the listing year (and not after it)."""
 
 
 def normalise(name: str) -> str:
-    words = _WORD.findall(name.lower().replace("&", " and "))
+    """A name for comparison: lowercase words, ``&`` as ``and``, ``holding`` as ``holdings`` anywhere (DIH Holding
+    US and DIH Holdings US), legal forms at the end and a leading ``the`` dropped."""
+    words = ["holdings" if w == "holding" else w for w in _WORD.findall(name.lower().replace("&", " and "))]
     while len(words) > 1 and words[-1] in _SUFFIXES:
         words.pop()
     while len(words) > 1 and words[0] == "the":
