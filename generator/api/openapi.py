@@ -24,6 +24,7 @@ from generator.api.registry import (
     ListRoute,
 )
 from generator.dataset.schema import TABLES, DatasetInfo
+from generator.frontdoor.space import VOCABULARIES, vocabulary
 
 OPENAPI_VERSION = "3.0.3"
 API_VERSION = "1.0.0"
@@ -131,8 +132,16 @@ def _meta_schema(route: ListRoute) -> dict[str, Any]:
 
 FRONT_DOOR_VALUES = (" Through the front door any case, accents, the display name or a code (country: alpha-2, "
                      "alpha-3 or name) are accepted; the files take the slug.")
-FRONT_DOOR_TEXT = (" Through the front door: one or several words in any case (each must match; glued together "
-                   "they may match one word), any prefix length on /api/search, with any other filter and sort.")
+WORD_PATTERN = r"[^\u0000-\u002f\u003a-\u0040\u005b-\u0060\u007b-\u007f]"
+"""The OpenAPI pattern of a text query: an ASCII letter or digit, or any other character than ASCII's (``û`` folds
+to u). The front door then takes any value whose characters, accents dropped, make a word; one where none does
+(``ß``, ``×``) answers a 400 naming ``q``. Not the exact set of folding characters: written with non-ASCII
+characters, a pattern is one that generators reading it as ASCII (Schemathesis) cannot draw from."""
+
+
+FRONT_DOOR_TEXT = (" Through the front door: one or several words in any case and accents (`q=û` is the word u; "
+                   "each must match; glued together they may match one word), any prefix length on /api/search, with "
+                   "any other filter and sort; a value without a letter or digit is a 400.")
 
 
 def _list_operation(route: ListRoute, domains: dict[str, list[str]], schemas: SchemaRegistry) -> dict[str, Any]:
@@ -141,7 +150,7 @@ def _list_operation(route: ListRoute, domains: dict[str, list[str]], schemas: Sc
         values = domains[flt.name]
         description = flt.description
         if flt.kind == "text":
-            schema: dict[str, Any] = {"type": "string", "pattern": "[A-Za-z0-9]", "maxLength": 200}
+            schema: dict[str, Any] = {"type": "string", "pattern": WORD_PATTERN, "minLength": 1, "maxLength": 200}
             description += FRONT_DOOR_TEXT
         elif flt.kind == "ladder":
             schema = {"type": "number", "minimum": 0}
@@ -154,6 +163,12 @@ def _list_operation(route: ListRoute, domains: dict[str, list[str]], schemas: Sc
         else:
             schema = {"type": "string", "enum": values}
             description += FRONT_DOOR_VALUES
+            declared = VOCABULARIES.get((route.name, flt.name))
+            written = vocabulary(declared) if declared else {}
+            others = [w for v, w in written.items() if v not in values]
+            if others:  # the dictionary allows them; no row has one
+                description += (" The data dictionary's other values answer an empty list through the front door: "
+                                + ", ".join(others) + ".")
         parameter = {"name": flt.name, "in": "query", "required": False, "description": description,
                      "schema": schema}
         if flt.kind in ("ladder", "year"):  # the values that have files (path-style URLs, rewrite-only hosts)

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from generator.api.routes import FACET_LIMIT
+
 
 @dataclass(frozen=True)
 class Rule:
@@ -28,12 +30,15 @@ FRONT_DOOR_RULES = (
     Rule("Values", "Any case and accents; a value as its slug, display name or code: `sector=Fintech`, "
          "`country=US`, `country=usa`, `country=United%20States`, `country=UK`, `form=S-1`, `status=Listed`; without "
          "its separators (`sector=ecommerce`, `stage=seriesA`, `form=S1`); a sector by the initials of its name "
-         "(`sector=AI`). `minValuation` is any non-negative JSON number (`1500000000`, `1.5e9`), an exact inclusive "
+         "(`sector=AI`); a company by its id or slug (`company=1`). "
+         "`minValuation` is any non-negative JSON number (`1500000000`, `1.5e9`), an exact inclusive "
          "bound; `sort` in any case, a leading `-` descending (`+` may say ascending); `page` a positive integer; "
          "`year` four digits; `month` `YYYY-MM` (`2025-7` too). Anything else is a `400` naming the parameter, with "
-         "the values it may have meant, every value when they are few, and where they are listed "
+         "the values it may have meant (another source's word too: `status=priced`, did you mean `listed`), every "
+         "value when they are few, as the data dictionary writes them (`S-1/A`), and where they are listed "
          "(`/api/query-space.json`, `/api/openapi`).",
-         ("sector=Fintech", "country=UK", "form=S-1", "sector=ecommerce", "sector=AI", "1.5e9")),
+         ("sector=Fintech", "country=UK", "form=S-1", "sector=ecommerce", "sector=AI", "company=1", "1.5e9",
+          "status=priced", "S-1/A")),
     Rule("Every combination", "Every filter with every other, every sort and `page`; `q` with the other filters "
          "and sorts. The rows are those SQL over the dataset gives, in the asked order with the route's tie-break, "
          "paged by the route's page size, with `meta` and `links` to match.",
@@ -43,9 +48,19 @@ FRONT_DOOR_RULES = (
          "`q=open ai` finds OpenAI); words of a legal form beside them are dropped (`q=Stripe Inc.` finds "
          "Stripe). `/api/search` takes any prefix of any length of a word, several words, with `type`.",
          ("q=open ai", "q=Stripe Inc.")),
-    Rule("Empty results", "A valid query without rows answers `200` with an empty `data` and `meta.total: 0`; "
+    Rule("Defaults", "A route's default filter applies to every query that does not name it, and `meta.filters` "
+         "shows it: `/api/calendar` and `/api/calendar?type=listing` list upcoming events, soonest first; "
+         "`when=past` lists past events, newest first (unless `sort` says otherwise).",
+         ("when=past",)),
+    Rule("Facets", "Page 1 of every answer carries `meta.facets`, as the files' first pages do: for each filter "
+         "(but text) that the route combines with the query's own, the values that have rows in the answer, each "
+         f"with its exact count and the URL of that refinement, most rows first (at most {FACET_LIMIT}; "
+         "`meta.facets_truncated` names a facet cut short).",
+         ("meta.facets",)),
+    Rule("Empty results", "A valid query without rows answers `200` with an empty `data` and `meta.total: 0`, "
+         "a value the data dictionary allows that no row has too (`stage=pre-seed`, `form=RW`); "
          "`404` is for what does not exist (an unknown profile, a page past the last).",
-         ("meta.total: 0",)),
+         ("meta.total: 0", "stage=pre-seed")),
     Rule("Profiles", "By id or slug in any case (`/api/companies/Stripe`), with the canonical URL in "
          "`links.self`.",
          ("/api/companies/Stripe",)),

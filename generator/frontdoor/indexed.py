@@ -25,8 +25,9 @@ class Listing(Protocol):
     def combines(self, names: set[str]) -> bool: ...
     def sorts_for(self, names: set[str]) -> list[str]: ...
     def file(self, filters: dict[str, str], sort: str, page: int) -> str: ...
+    def faceted(self, values: dict[str, object]) -> list[str]: ...
     def page(self, data: list[dict], total: int, values: dict[str, object], sort: str, page: int,
-             base_meta: dict[str, object]) -> Answer: ...
+             base_meta: dict[str, object], counts: dict[str, dict[object, int]] | None = None) -> Answer: ...
 
 
 def _short(flt: dict, value: object) -> bool:
@@ -57,6 +58,22 @@ def _mask(entry: dict, flt: dict, value: object) -> Mask:
     if flt["multi"]:
         return [code in codes for codes in entry["codes"]]
     return [c == code for c in entry["codes"]]
+
+
+def _counts(entry: dict, flt: dict, mask: Mask) -> dict[object, int]:
+    """How many rows of ``mask`` each value of a filter matches (a ladder's: each rung at or below a row's number)."""
+    counts: dict[object, int] = {}
+    if flt["kind"] == "ladder":
+        for rung in flt["ladder"]:
+            counts[rung] = sum(1 for n, m in zip(entry["numbers"], mask, strict=True) if m and n is not None
+                               and n >= rung)
+        return counts
+    for i, found in enumerate(entry["numbers"] if flt["kind"] == "year" else entry["codes"]):
+        if mask[i] and found is not None:
+            for key in (found if isinstance(found, list) else [found]):
+                value = key if flt["kind"] == "year" else entry["values"][key]
+                counts[value] = counts.get(value, 0) + 1
+    return counts
 
 
 def _all(masks: list[Mask], rows: int) -> Mask:
@@ -159,4 +176,6 @@ def from_index(listing: Listing, values: dict[str, object], sort: str, page: int
                 found[i] = document["data"][p % per_page]
     if len(found) != len(chosen):
         return None
-    return listing.page([found[i] for i in chosen], total, values, sort, page, meta)
+    counts = {n: _counts(index["filters"][n], filters[n], mask) for n in listing.faceted(values)
+              if page == 1 and n in index["filters"]}
+    return listing.page([found[i] for i in chosen], total, values, sort, page, meta, counts)

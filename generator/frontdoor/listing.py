@@ -50,14 +50,17 @@ LISTED_MAX = 25
 
 
 def unknown_hint(flt: dict, folded: str, where: str) -> str:
-    """What a 400 for an unknown value says: the values it may have meant (those its separator-free spelling
-    starts), every value when there are few, and where they are all listed."""
+    """What a 400 for an unknown value says: the values it may have meant (another source's word for one, or those
+    its separator-free spelling starts), every value when there are few (each as the dictionary writes it: ``S-1/A``),
+    and where they are all listed."""
     canonical = sorted(set(flt.get("values", {}).values()))
+    shown = flt.get("shown", {})
     compact = folded.replace("-", "")
-    meant = [v for v in canonical if compact and v.replace("-", "").startswith(compact)]
-    hint = f"did you mean {' or '.join(f'`{v}`' for v in meant)}? " if 0 < len(meant) <= 3 else ""
+    suggested = flt.get("suggestions", {}).get(compact)
+    meant = [suggested] if suggested else [v for v in canonical if compact and v.replace("-", "").startswith(compact)]
+    hint = f"did you mean {' or '.join(f'`{shown.get(v, v)}`' for v in meant)}? " if 0 < len(meant) <= 3 else ""
     if 0 < len(canonical) <= LISTED_MAX:
-        return f"{hint}one of {', '.join(canonical)}; {where}"
+        return f"{hint}one of {', '.join(shown.get(v, v) for v in canonical)}; {where}"
     return hint + where
 
 
@@ -96,9 +99,10 @@ class Listing:
         folded = slugify(raw)
         compact = folded.replace("-", "")  # separators dropped: "ecommerce", "seriesA", "U.K."
         padded = re.sub(r"-([0-9])$", r"-0\1", folded)  # a month written 2025-7 is 2025-07
-        if "exists" in flt:
-            if folded and self.fetch(flt["exists"].replace("{value}", folded)) is not None:
-                return folded
+        if "exists" in flt:  # a resource by any of its keys (``company=1``, ``company=Stripe``): the files' key
+            found = self.fetch(flt["exists"].replace("{value}", folded)) if folded else None
+            if found is not None:
+                return json.loads(found)["data"][flt["canonical"]]
         elif folded in flt["values"]:
             return flt["values"][folded]
         elif compact in flt["values"]:
@@ -117,12 +121,12 @@ class Listing:
                     values[flt["name"]] = self._value(flt, self.params[flt["name"]])
                 except Invalid as error:
                     problems += error.params
-        sort = self.route["default_sort"]
+        asked: str | None = None
         if "sort" in self.params:
-            asked = self.params["sort"].strip().removeprefix("+")  # %2Bvaluation: ascending, said explicitly
-            found = [s for s in self.route["sorts"] if s.lower() == asked.lower()]
+            text = self.params["sort"].strip().removeprefix("+")  # %2Bvaluation: ascending, said explicitly
+            found = [s for s in self.route["sorts"] if s.lower() == text.lower()]
             if found:
-                sort = found[0]
+                asked = found[0]
             else:
                 problems.append({"name": "sort", "reason": "one of " + ", ".join(self.route["sorts"])})
         page = 1
@@ -134,8 +138,13 @@ class Listing:
         if problems:
             raise Invalid(problems, f"{self.route['path']}: " + "; ".join(f"`{p['name']}`: {p['reason']}"
                                                                           for p in problems))
-        if not values:
-            values = dict(self.route["default_filters"])
+        for name, value in self.route["default_filters"].items():  # every query the route's default does not name
+            values.setdefault(name, value)
+        values = {f["name"]: values[f["name"]] for f in self.route["filters"] if f["name"] in values}
+        sort = asked or self.route["default_sort"]
+        for name, sorts in self.route.get("value_sorts", {}).items():  # past events: newest first
+            if asked is None and str(values.get(name)) in sorts:
+                sort = sorts[str(values[name])]
         return values, sort, page
 
     # what the files hold ---------------------------------------------------------------------------------------
@@ -229,7 +238,9 @@ class Listing:
         chosen = [row for row in rows.values() if self._keep(row, values)]
         chosen.sort(key=functools.cmp_to_key(self._comparator(sort)))
         per_page = self.route["per_page"]
-        return self.page(chosen[(page - 1) * per_page: page * per_page], len(chosen), values, sort, page, meta)
+        counts = {name: _counts(self.filters[name], chosen) for name in self.faceted(values) if page == 1}
+        return self.page(chosen[(page - 1) * per_page: page * per_page], len(chosen), values, sort, page, meta,
+                         counts)
 
     def _from_file(self, filters: dict[str, str], sort: str, page: int, values: dict[str, object]) -> Answer:
         path = self.file(filters, sort, page)
@@ -293,9 +304,16 @@ class Listing:
 
         return compare
 
+    def faceted(self, values: dict[str, object]) -> list[str]:
+        """The filters whose refinements of the answer page 1 counts, as a file's: those one filter deeper that
+        the files publish (every kind but text, not applied, combinable with the applied ones)."""
+        return [f["name"] for f in self.route["filters"] if f["kind"] != "text" and f["name"] not in values
+                and f["field"] is not None and self.combines({*values, f["name"]})]
+
     def page(self, data: list[Row], total: int, values: dict[str, object], sort: str, page: int,
-              base_meta: dict[str, object]) -> Answer:
-        """The answer's page ``page`` holding ``data``, of ``total`` rows in all."""
+             base_meta: dict[str, object], counts: dict[str, dict[object, int]] | None = None) -> Answer:
+        """The answer's page ``page`` holding ``data``, of ``total`` rows in all; page 1 with the facets of
+        ``counts`` (per faceted filter, its values' row counts in the answer)."""
         per_page = self.route["per_page"]
         pages = math.ceil(total / per_page)
         if page > max(pages, 1):
@@ -306,14 +324,40 @@ class Listing:
         for name, value in self.meta.items():
             meta.setdefault(name, value)
 
-        def url(number: int) -> str:
-            query = [f"{n}={quote(str(shown[n]), safe='')}" for n in self.route["params"] if n in shown]
+        def url(number: int, refined: dict[str, object] | None = None) -> str:
+            asked = {**shown, **(refined or {})}
+            query = [f"{n}={quote(str(asked[n]), safe='')}" for n in self.route["params"] if n in asked]
             return f"{self.route['path']}?" + "&".join([*query, f"sort={sort}", f"page={number}"])
 
         last = max(pages, 1)
         links = {"self": url(page), "first": url(1), "prev": url(page - 1) if page > 1 else None,
                  "next": url(page + 1) if page < last else None, "last": url(last)}
+        if page == 1:  # as a file's page 1: the refinements with rows, most first, and the URL of each
+            limit, facets, cut = self.route["facet_limit"], {}, []
+            for name, found in (counts or {}).items():
+                ordered = sorted(((v, n) for v, n in found.items() if n), key=lambda vn: (-vn[1], vn[0]))
+                if ordered:
+                    facets[name] = [{"value": v, "count": n, "url": url(1, {name: v})} for v, n in ordered[:limit]]
+                if len(ordered) > limit:
+                    cut.append(name)
+            meta.update(facets=facets, facets_truncated=cut)
         return Answer(200, _dumps({"data": data, "meta": meta, "links": links}), JSON)
+
+
+def _counts(flt: dict, rows: list[Row]) -> dict[object, int]:
+    """How many of ``rows`` each value of a filter matches (a ladder's: each rung at or below a row's number)."""
+    counts: dict[object, int] = {}
+    for row in rows:
+        found = _get(row, flt["field"])
+        if flt["kind"] == "ladder":
+            keys = [r for r in flt["ladder"] if found is not None and Decimal(str(found)) >= r]
+        elif flt["multi"]:
+            keys = sorted(set(found)) if isinstance(found, list) else []
+        else:
+            keys = [] if found is None else [found]
+        for key in keys:
+            counts[key] = counts.get(key, 0) + 1
+    return counts
 
 
 def _shown(value: object) -> object:

@@ -10,6 +10,7 @@ Per detail route, export and document: their paths. Nothing here depends on a re
 from __future__ import annotations
 
 import re
+import typing
 import unicodedata
 
 import duckdb
@@ -22,6 +23,7 @@ from generator.api.registry import (
     EXPORT_FORMAT_ALIASES,
     EXPORT_FORMATS,
     EXPORT_ROUTE,
+    FACET_LIMIT,
     LIST_ROUTES,
     PAGE_PARAM,
     SORT_PARAM,
@@ -32,6 +34,7 @@ from generator.api.registry import (
 from generator.api.rewrites import HEADERS
 from generator.dataset.countries import ALPHA3, COUNTRIES, COUNTRY_ALIASES
 from generator.dataset.schema import TABLES, DatasetInfo
+from generator.dataset.vocabulary import FilingForm, InvestorType, NewsTag, RoundStage
 
 QUERY_SPACE_FILE = "/api/query-space.json"
 VERSION = 1
@@ -44,8 +47,25 @@ LEGAL_FORMS = ("ab", "ag", "as", "asa", "bv", "co", "corp", "corporation", "gmbh
                "sa", "se", "spa", "the")
 """Words of a company's legal form (and "the") that a text query may carry without the name having them:
 ``q=Stripe Inc`` finds Stripe. Only dropped beside a word that is not one of them (``q=group`` is a word)."""
-OPEN_DOMAINS = {"company": "/api/companies/{value}.json"}
-"""Filters whose values are resources too many to list: a value is known when its resource exists."""
+OPEN_DOMAINS = {"company": ("/api/companies/{value}.json", "slug")}
+"""Filters whose values are resources too many to list: a value is known when its resource exists (by any of its
+keys: ``company=1`` or ``company=Stripe``), and stands for the field of that resource the files use (its slug)."""
+VOCABULARIES: dict[tuple[str, str], object] = {
+    ("pre-ipos", "stage"): RoundStage, ("funding", "stage"): RoundStage, ("news", "tag"): NewsTag,
+    ("filings", "form"): FilingForm, ("investors", "type"): InvestorType,
+}
+"""Filters whose values the data dictionary declares (``generator/dataset/vocabulary.py``) where the registry takes
+them from the rows: every declared value is valid, a value without rows an empty answer (``stage=pre-seed``)."""
+SUGGESTIONS = {("ipos", "status"): {"priced": "listed", "trading": "listed"}}
+"""Words of other sources for a value (Nasdaq's "priced"): not values, but the 400 names the value meant."""
+VALUE_SORTS = {("calendar", "when"): {"past": "-date"}}
+"""A default order that follows a filter's value: past events newest first (unless ``sort`` says otherwise)."""
+
+
+def vocabulary(literal: object) -> dict[str, str]:
+    """A dictionary's values as the files spell them (``S-1/A`` -> ``s-1-a``, as the SQL's ``form_slug``) -> as
+    written (EDGAR's ``S-1/A``)."""
+    return {str(v).lower().replace("/", "-"): str(v) for v in typing.get_args(literal)}
 
 
 def slugify(text: str) -> str:
@@ -139,10 +159,16 @@ def _filter(route: ListRoute, flt: Filter, values: list[str], names: dict[str, l
     elif flt.kind == "year":
         entry["values"] = sorted(int(v) for v in values)
     elif flt.name in OPEN_DOMAINS:
-        entry["exists"] = OPEN_DOMAINS[flt.name]
+        entry["exists"], entry["canonical"] = OPEN_DOMAINS[flt.name]
     else:
         declared = [str(v) for v in flt.domain] if isinstance(flt.domain, tuple) else []
-        entry["values"] = _aliases(sorted({*values, *declared, *names}), names, flt.name in INITIALS)
+        written = vocabulary(VOCABULARIES[route.name, flt.name]) if (route.name, flt.name) in VOCABULARIES else {}
+        names = {**names, **{slug: [*names.get(slug, []), w] for slug, w in written.items() if w != slug}}
+        entry["values"] = _aliases(sorted({*values, *declared, *written, *names}), names, flt.name in INITIALS)
+        if any(w != slug for slug, w in written.items()):  # the 400 lists the values as written (``S-1/A``)
+            entry["shown"] = {slug: w for slug, w in sorted(written.items()) if w != slug}
+        if (route.name, flt.name) in SUGGESTIONS:
+            entry["suggestions"] = SUGGESTIONS[route.name, flt.name]
         if flt.name in PATTERNS:  # a well-formed value without rows is an empty answer, not an unknown one
             entry["pattern"] = PATTERNS[flt.name]
     return entry
@@ -177,6 +203,8 @@ def _list_route(route: ListRoute, domains: dict[str, list[str]], names: dict[str
         "sorts": _sorts(route), "default_sort": route.default_sort, "sort_depth": route.sort_depth,
         "combinable": [list(g) for g in route.combinable] if route.combinable is not None else None,
         "default_filters": dict(route.default_filters), "index": route.index_file,
+        "value_sorts": {name: sorts for (r, name), sorts in VALUE_SORTS.items() if r == route.name},
+        "facet_limit": FACET_LIMIT,
     }
 
 

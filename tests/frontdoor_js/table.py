@@ -42,6 +42,18 @@ ISSUE = [
     "/api/companies/Stripe-Inc", "/api/investors/no%20body", "/api/industries/%E2%80%A8",
     "/api/companies?sort=%2Bvaluation&sector=fintech", "/api/companies?sort=%2B", "/api/companies?sort=+name",
     "/api/calendar?month=2025-7", "/api/calendar?month=2025/07&type=Pricing", "/api/calendar?month=2025-13",
+    # issue 36: a company by its id; values the dictionary allows that no row has; the calendar's default on every
+    # query (past events newest first); page 1's facets on composed answers; the texts of a 400; q=û
+    "/api/filings?company=1", "/api/news?company=539", "/api/news?company=539&tag=funding",
+    "/api/filings?company=1&form=S-1", "/api/filings?company=Meta-Platforms&year=2024",
+    "/api/filings?company=no-such-company", "/api/pre-ipos?stage=pre-seed", "/api/news?tag=layoffs",
+    "/api/filings?form=RW", "/api/filings?form=424B1", "/api/funding?stage=Pre-Seed&sort=-amount",
+    "/api/filings?form=rw&year=2024", "/api/calendar?type=listing", "/api/calendar?month=2024-11",
+    "/api/calendar?when=past", "/api/calendar?type=listing&when=past", "/api/calendar?when=past&page=2&sort=date",
+    "/api/calendar?type=lockup-expiry&sort=-date", "/api/search?q=o", "/api/search?q=stripe&page=1",
+    "/api/companies?minValuation=2.5e9", "/api/companies?sector=fintech&status=private&sort=name",
+    "/api/offerings?kind=tender&year=2024&sort=-amount", "/api/ipos?status=listed&year=2021&sort=-proceeds",
+    "/api/ipos?status=priced", "/api/filings?form=S-2", "/api/filings?form=F", "/api/companies?q=%C3%BB",
 ]
 
 

@@ -277,10 +277,15 @@ function queryWords(text, optional) {
 // listing.py ------------------------------------------------------------------------------------------------
 function unknownHint(flt, folded, where) {
   const canonical = [...new Set(Object.values(flt.values || {}))].sort(cmpStr);
+  const shown = (v) => Object.hasOwn(flt.shown || {}, v) ? flt.shown[v] : v; // as written: S-1/A
   const compact = folded.replaceAll("-", "");
-  const meant = canonical.filter((v) => compact && v.replaceAll("-", "").startsWith(compact));
-  const hint = meant.length > 0 && meant.length <= 3 ? `did you mean ${meant.map((v) => `\`${v}\``).join(" or ")}? ` : "";
-  if (canonical.length > 0 && canonical.length <= LISTED_MAX) return `${hint}one of ${canonical.join(", ")}; ${where}`;
+  const suggested = Object.hasOwn(flt.suggestions || {}, compact) ? flt.suggestions[compact] : null;
+  const meant = suggested ? [suggested] : canonical.filter((v) => compact && v.replaceAll("-", "").startsWith(compact));
+  const hint = meant.length > 0 && meant.length <= 3
+    ? `did you mean ${meant.map((v) => `\`${shown(v)}\``).join(" or ")}? ` : "";
+  if (canonical.length > 0 && canonical.length <= LISTED_MAX) {
+    return `${hint}one of ${canonical.map(shown).join(", ")}; ${where}`;
+  }
   return hint + where;
 }
 
@@ -356,8 +361,9 @@ class Listing {
     const folded = slugify(raw);
     const compact = folded.replaceAll("-", ""); // separators dropped: "ecommerce", "seriesA", "U.K."
     const padded = folded.replace(/-([0-9])$/, "-0$1"); // a month written 2025-7 is 2025-07
-    if ("exists" in flt) {
-      if (folded && (await this.fetch(flt.exists.replaceAll("{value}", folded))) !== null) return folded;
+    if ("exists" in flt) { // a resource by any of its keys (company=1, company=Stripe): the files' key
+      const found = folded ? await this.fetch(flt.exists.replaceAll("{value}", folded)) : null;
+      if (found !== null) return JSON.parse(asText(found)).data[flt.canonical];
     } else if (Object.hasOwn(flt.values, folded)) {
       return flt.values[folded];
     } else if (Object.hasOwn(flt.values, compact)) {
@@ -382,12 +388,12 @@ class Listing {
         }
       }
     }
-    let sort = this.route.default_sort;
+    let asked = null;
     if (this.params.has("sort")) {
-      let asked = strip(this.params.get("sort"));
-      if (asked.startsWith("+")) asked = asked.slice(1); // %2Bvaluation: ascending, said explicitly
-      const found = Object.keys(this.route.sorts).filter((s) => s.toLowerCase() === asked.toLowerCase());
-      if (found.length) sort = found[0];
+      let text = strip(this.params.get("sort"));
+      if (text.startsWith("+")) text = text.slice(1); // %2Bvaluation: ascending, said explicitly
+      const found = Object.keys(this.route.sorts).filter((s) => s.toLowerCase() === text.toLowerCase());
+      if (found.length) asked = found[0];
       else problems.push({name: "sort", reason: "one of " + Object.keys(this.route.sorts).join(", ")});
     }
     let page = 1;
@@ -398,7 +404,16 @@ class Listing {
     if (problems.length) {
       throw new Invalid(problems, `${this.route.path}: ` + problems.map((p) => `\`${p.name}\`: ${p.reason}`).join("; "));
     }
-    if (!values.size) values = new Map(Object.entries(this.route.default_filters));
+    for (const [name, value] of Object.entries(this.route.default_filters)) { // every query not naming it
+      if (!values.has(name)) values.set(name, value);
+    }
+    values = new Map(this.route.filters.filter((f) => values.has(f.name)).map((f) => [f.name, values.get(f.name)]));
+    let sort = asked || this.route.default_sort;
+    for (const [name, sorts] of Object.entries(this.route.value_sorts || {})) { // past events: newest first
+      if (asked === null && values.has(name) && Object.hasOwn(sorts, String(values.get(name)))) {
+        sort = sorts[String(values.get(name))];
+      }
+    }
     return [values, sort, page];
   }
 
@@ -498,7 +513,10 @@ class Listing {
     const chosen = [...rows.values()].filter((row) => this.keep(row, values));
     chosen.sort(this.comparator(sort));
     const perPage = this.route.per_page;
-    return this.page(chosen.slice((page - 1) * perPage, page * perPage), chosen.length, values, sort, page, meta);
+    const counts = page === 1 ? new Map(this.faceted(values).map((n) => [n, rowCounts(this.filters[n], chosen)]))
+      : null;
+    return this.page(chosen.slice((page - 1) * perPage, page * perPage), chosen.length, values, sort, page, meta,
+      counts);
   }
 
   async fromFile(filters, sort, page, values) {
@@ -561,8 +579,16 @@ class Listing {
     };
   }
 
-  page(data, total, values, sort, page, baseMeta) {
-    // the answer's page `page` holding `data`, of `total` rows in all
+  faceted(values) {
+    // the filters whose refinements of the answer page 1 counts, as a file's: those one filter deeper that the
+    // files publish (every kind but text, not applied, combinable with the applied ones)
+    return this.route.filters.filter((f) => f.kind !== "text" && !values.has(f.name) && f.field !== null
+      && this.combines(new Set([...values.keys(), f.name]))).map((f) => f.name);
+  }
+
+  page(data, total, values, sort, page, baseMeta, counts = null) {
+    // the answer's page `page` holding `data`, of `total` rows in all; page 1 with the facets of `counts` (per
+    // faceted filter, its values' row counts in the answer)
     const perPage = this.route.per_page;
     const pages = Math.ceil(total / perPage);
     const last = Math.max(pages, 1);
@@ -571,19 +597,66 @@ class Listing {
     const meta = Object.fromEntries(Object.entries(baseMeta).filter(([k]) => k !== "facets" && k !== "facets_truncated"));
     Object.assign(meta, {total, page, per_page: perPage, pages, sort, filters: Object.fromEntries(shown)});
     for (const [name, value] of Object.entries(this.meta)) if (!Object.hasOwn(meta, name)) meta[name] = value;
-    const url = (number) => {
-      const query = this.route.params.filter((n) => shown.has(n)).map((n) => `${n}=${quote(String(shown.get(n)))}`);
+    const url = (number, refined = null) => {
+      const asked = new Map([...shown, ...(refined ? [refined] : [])]);
+      const query = this.route.params.filter((n) => asked.has(n)).map((n) => `${n}=${quote(String(asked.get(n)))}`);
       return `${this.route.path}?` + [...query, `sort=${sort}`, `page=${number}`].join("&");
     };
     const links = {self: url(page), first: url(1), prev: page > 1 ? url(page - 1) : null,
       next: page < last ? url(page + 1) : null, last: url(last)};
+    if (page === 1) { // as a file's page 1: the refinements with rows, most first, and the URL of each
+      const limit = this.route.facet_limit, facets = {}, cut = [];
+      for (const [name, found] of counts || []) {
+        const ordered = [...found].filter(([, n]) => n).sort(([v, n], [w, m]) => m - n || cmpValue(v, w));
+        if (ordered.length) {
+          facets[name] = ordered.slice(0, limit).map(([v, n]) => ({value: v, count: n, url: url(1, [name, v])}));
+        }
+        if (ordered.length > limit) cut.push(name);
+      }
+      Object.assign(meta, {facets, facets_truncated: cut});
+    }
     return answer(200, dumps({data, meta, links}));
   }
+}
+
+/** How many of `rows` each value of a filter matches (a ladder's: each rung at or below a row's number). */
+function rowCounts(flt, rows) {
+  const counts = new Map();
+  for (const row of rows) {
+    const found = get(row, flt.field);
+    let keys;
+    if (flt.kind === "ladder") {
+      keys = flt.ladder.filter((r) => found !== null && cmpDecimal(decimalOf(found), decimalOf(r)) >= 0);
+    } else if (flt.multi) keys = Array.isArray(found) ? [...new Set(found)].sort(cmpValue) : [];
+    else keys = found === null ? [] : [found];
+    for (const key of keys) counts.set(key, (counts.get(key) || 0) + 1);
+  }
+  return counts;
 }
 
 // indexed.py ------------------------------------------------------------------------------------------------
 function isShort(flt, value) {
   return Boolean(flt.prefixes) && value.join("").length < flt.prefixes[0];
+}
+
+/** How many rows of `mask` each value of a filter matches (a ladder's: each rung at or below a row's number). */
+function indexCounts(entry, flt, mask) {
+  const counts = new Map();
+  if (flt.kind === "ladder") {
+    for (const rung of flt.ladder) {
+      counts.set(rung, entry.numbers.filter((n, i) => mask[i] && n !== null && n >= rung).length);
+    }
+    return counts;
+  }
+  const year = flt.kind === "year";
+  (year ? entry.numbers : entry.codes).forEach((found, i) => {
+    if (!mask[i] || found === null) return;
+    for (const key of Array.isArray(found) ? found : [found]) {
+      const value = year ? key : entry.values[key];
+      counts.set(value, (counts.get(value) || 0) + 1);
+    }
+  });
+  return counts;
 }
 
 function allOf(masks, rows) {
@@ -716,7 +789,9 @@ async function fromIndex(listing, values, sort, page) {
     }
   }
   if (found.size !== chosen.length) return null;
-  return listing.page(chosen.map((i) => found.get(i)), total, values, sort, page, meta);
+  const counts = page === 1 ? new Map(listing.faceted(values).filter((n) => Object.hasOwn(index.filters, n))
+    .map((n) => [n, indexCounts(index.filters[n], filters[n], mask)])) : null;
+  return listing.page(chosen.map((i) => found.get(i)), total, values, sort, page, meta, counts);
 }
 
 function shownValue(value) {
