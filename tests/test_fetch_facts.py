@@ -219,3 +219,18 @@ def test_the_cost_figures_in_the_docs_are_the_shared_files_measured() -> None:
     rows = measured_rows()
     print("\n".join(rows))
     assert len(rows) == 10 and [row for row in rows if row not in doc] == []
+
+
+def test_a_nested_or_not_a_number_document_fails_in_one_line_naming_its_url(sec: SecServer, tmp_path: Path) -> None:
+    """A body nested past any format's depth, or one giving the CIK as NaN, fails the run in one line (no
+    traceback, nothing kept)."""
+    raw = tmp_path / "raw"
+    nested = b'{"cik": 320193, "entityName": "Apple Inc.", "facts": ' + b"[" * 5000 + b"]" * 5000 + b"}"
+    not_a_number = b'{"cik": NaN, "entityName": "NVIDIA CORP", "facts": {}}'
+    sec.faults[facts_url(APPLE)] += [Fault(200, body=nested, content_type="application/json")]
+    sec.faults[facts_url(NVIDIA)] += [Fault(200, body=not_a_number, content_type="application/json")]
+    result = run(sec, raw, ["edgar-daily-index", FACTS])
+    assert result.run is None and not any(raw.glob("2*"))
+    failures = {line.removeprefix(sec.base).split(": ", 1)[0]: line for line in result.failures}
+    assert "nested more than 64" in failures[facts_url(APPLE)], failures
+    assert "\n" not in failures[facts_url(NVIDIA)] and "cik" in failures[facts_url(NVIDIA)], failures
