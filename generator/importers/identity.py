@@ -13,12 +13,24 @@ The evidence, in the order ``merge.find_company`` weighs it:
 4. the current holder of the ticker, or for a SPAC's unit ticker (``FACTU``) of its share ticker (``FACT``), when
    the names differ but the holder has a CIK assigned in the years just before the listing (``cik_era``) and no
    listing date of its own: a company that registered with the SEC for that IPO. A holder whose CIK is much
-   older or newer is a later user of the ticker and stays apart;
+   older or newer is a later user of the ticker and stays apart; so is a holder that listed after the date of
+   the list giving the fact's ticker, or a holder of another country;
 5. the slug a source suggests (a Crunchbase permalink);
 6. the name within the country; a candidate whose headquarters city differs from the one the source gives is
    another company with the same name: the two stay apart and the pair is listed for review;
-7. a name the company had (``aliases``: EDGAR's former names with their dates, names sources called it by),
-   within the country and the alias's dates, when no record has the name as its current one.
+7. a name the company had (``aliases``: EDGAR's former names with their dates, names sources called it by, the
+   name at its listing), within the country and the alias's dates, when no record has the name as its current
+   one.
+
+Facts of another era or listing never join by slug or name (``merge.Merger._other_era``): a unicorn list's company
+founded more than a year from the fact's founding year, or after the fact's activity (a 2013 Crunchbase round on a
+2018 company: two companies of one name); a blank check's listing years after the record's, under another ticker
+(a blank check lists once); a record holding another ticker of the same list of current listings (Blue Owl
+Capital Corporation is not Blue Owl Capital Inc.). Names never agree across numbered vehicles (``series``:
+Hennessy Capital Acquisition Corp and Corp II). A Nasdaq deal's ID is a strong key (``deal_book``): its filing,
+pricing and withdrawal are one IPO of one company, and a record the deal's filing made under a later name joins the
+company its pricing finds. Status follows the record's own events (``finalize.derive_status``): an acquired
+company listed again later is public.
 
 News items name no company, only a ticker: ``held_on`` gives the company that held it on the item's date.
 
