@@ -14,9 +14,10 @@ from urllib.parse import parse_qsl, quote, urlsplit
 
 import pytest
 
+from generator.api.declared import VOCABULARIES
 from generator.api.semantics import markdown
 from generator.frontdoor.resolver import Resolver
-from generator.frontdoor.space import QUERY_SPACE_FILE, VOCABULARIES, slugify
+from generator.frontdoor.space import QUERY_SPACE_FILE, slugify
 
 
 @pytest.fixture(scope="module")

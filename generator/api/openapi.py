@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from generator.api import access, responses, semantics
+from generator.api.declared import VOCABULARIES, vocabulary
 from generator.api.openapi_schemas import SchemaRegistry, resolve_nullable_refs
 from generator.api.registry import (
     EXPORT_DATASET,
@@ -24,7 +25,6 @@ from generator.api.registry import (
     ListRoute,
 )
 from generator.dataset.schema import TABLES, DatasetInfo
-from generator.frontdoor.space import VOCABULARIES, vocabulary
 
 OPENAPI_VERSION = "3.0.3"
 API_VERSION = "1.0.0"

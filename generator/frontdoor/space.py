@@ -10,11 +10,11 @@ Per detail route, export and document: their paths. Nothing here depends on a re
 from __future__ import annotations
 
 import re
-import typing
 import unicodedata
 
 import duckdb
 
+from generator.api.declared import VOCABULARIES, vocabulary
 from generator.api.queries import base_meta
 from generator.api.registry import (
     DETAIL_ROUTES,
@@ -34,7 +34,6 @@ from generator.api.registry import (
 from generator.api.rewrites import HEADERS
 from generator.dataset.countries import ALPHA3, COUNTRIES, COUNTRY_ALIASES
 from generator.dataset.schema import TABLES, DatasetInfo
-from generator.dataset.vocabulary import FilingForm, InvestorType, NewsTag, RoundStage
 
 QUERY_SPACE_FILE = "/api/query-space.json"
 VERSION = 1
@@ -50,22 +49,10 @@ LEGAL_FORMS = ("ab", "ag", "as", "asa", "bv", "co", "corp", "corporation", "gmbh
 OPEN_DOMAINS = {"company": ("/api/companies/{value}.json", "slug")}
 """Filters whose values are resources too many to list: a value is known when its resource exists (by any of its
 keys: ``company=1`` or ``company=Stripe``), and stands for the field of that resource the files use (its slug)."""
-VOCABULARIES: dict[tuple[str, str], object] = {
-    ("pre-ipos", "stage"): RoundStage, ("funding", "stage"): RoundStage, ("news", "tag"): NewsTag,
-    ("filings", "form"): FilingForm, ("investors", "type"): InvestorType,
-}
-"""Filters whose values the data dictionary declares (``generator/dataset/vocabulary.py``) where the registry takes
-them from the rows: every declared value is valid, a value without rows an empty answer (``stage=pre-seed``)."""
 SUGGESTIONS = {("ipos", "status"): {"priced": "listed", "trading": "listed"}}
 """Words of other sources for a value (Nasdaq's "priced"): not values, but the 400 names the value meant."""
 VALUE_SORTS = {("calendar", "when"): {"past": "-date"}}
 """A default order that follows a filter's value: past events newest first (unless ``sort`` says otherwise)."""
-
-
-def vocabulary(literal: object) -> dict[str, str]:
-    """A dictionary's values as the files spell them (``S-1/A`` -> ``s-1-a``, as the SQL's ``form_slug``) -> as
-    written (EDGAR's ``S-1/A``)."""
-    return {str(v).lower().replace("/", "-"): str(v) for v in typing.get_args(literal)}
 
 
 def slugify(text: str) -> str:

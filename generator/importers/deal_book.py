@@ -13,13 +13,30 @@ company used (``aliases``). Otherwise the deal's record stands and the row's nam
 from __future__ import annotations
 
 from collections import Counter
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
-from generator.importers.base import IpoFact, Source
+from generator.importers.base import CompanyFact, IpoFact, Source
 from generator.importers.identity import normalise
+from generator.importers.report import Report
+from generator.importers.store import Store
 
-if TYPE_CHECKING:
-    from generator.importers.merge import Merger
+
+class Merging(Protocol):
+    """What of ``merge.Merger`` this module uses."""
+
+    store: Store
+    report: Report
+    aliases: Any
+    ipos: dict[str, list[str]]
+    listings: dict[str, list[tuple[str, str]]]
+    by_slug: dict[str, str]
+    by_name: dict[str, list[str]]
+    by_ticker: dict[str, str]
+    by_cik: dict[str, str]
+
+    def find_company(self, fact: CompanyFact) -> str | None: ...
+
+    def company(self, fact: CompanyFact, source: Source, key: str | None = None) -> str | None: ...
 
 FOLDED = "Nasdaq deal ID (a record its filing made, under a later name, joined to its pricing's)"
 """How the report counts a deal's record folded into the company its other rows found."""
@@ -27,7 +44,7 @@ NAMED = "name on the Nasdaq deal's filing"
 
 
 class DealBook:
-    def __init__(self, merger: Merger) -> None:
+    def __init__(self, merger: Merging) -> None:
         self.merger = merger
         self.ipo_of: dict[str, str] = {}
         """Deal ID -> the IPO record its first row made or found (this import)."""

@@ -22,7 +22,7 @@ The evidence, in the order ``merge.find_company`` weighs it:
    name at its listing), within the country and the alias's dates, when no record has the name as its current
    one.
 
-Facts of another era or listing never join by slug or name (``merge.Merger._other_era``): a unicorn list's company
+Facts of another era or listing never join by slug or name (``other_era``): a unicorn list's company
 founded more than a year from the fact's founding year, or after the fact's activity (a 2013 Crunchbase round on a
 2018 company: two companies of one name); a blank check's listing years after the record's, under another ticker
 (a blank check lists once); a record holding another ticker of the same list of current listings (Blue Owl
@@ -45,12 +45,13 @@ the two as they are imported, and folds the two records into one when the folder
 from __future__ import annotations
 
 import csv
+import datetime as dt
 import io
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from generator.importers.base import SourceError
+from generator.importers.base import CompanyFact, SourceError
 
 SAME_LISTING_DAYS = 5
 REVIEW = "identity-review.csv"
@@ -109,6 +110,22 @@ def names_agree(a: str, b: str) -> bool:
     if not na or not nb or series(a) != series(b):
         return False
     return na == nb or na.split()[0] == nb.split()[0] or na.startswith(nb) or nb.startswith(na)
+
+
+def other_era(fact: CompanyFact, row: dict[str, str]) -> bool:
+    """The fact is about another company of the record's name: a unicorn list's company founded more than a year
+    from the fact's founding, or after the fact's activity (a round); a blank check's listing years after the
+    record's, under another ticker (a blank check lists once); a record holding another ticker of the fact's list
+    of current listings. (Only a unicorn list's founding year counts: the lists import before the sources they are
+    weighed against, so a re-import weighs the same.)"""
+    founded = row["founded_year"] if row["unicorn_date"] else ""
+    listed = row["listing_date"]
+    blank_check = row["sector"] == "blank-check" or "acquisition" in row["name"].lower()
+    relisted = bool(blank_check and fact.date and listed and fact.ticker != row["ticker"] and abs(
+        (dt.date.fromisoformat(fact.date) - dt.date.fromisoformat(listed)).days) > 365)
+    listed_apart = row["ticker"] != fact.ticker and row["ticker"] in fact.others_listed
+    return founding_differs(fact.fields.get("founded_year", ""), founded) or bool(
+        fact.active and founded and fact.active[:4] < founded) or relisted or listed_apart
 
 
 def founding_differs(a: str, b: str) -> bool:

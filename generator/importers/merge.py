@@ -35,9 +35,9 @@ from generator.importers.identity import (
     SAME_LISTING_DAYS,
     Decisions,
     cities_differ,
-    founding_differs,
     names_agree,
     normalise,
+    other_era,
     registered_for,
     share_ticker,
 )
@@ -217,7 +217,7 @@ class Merger:
                 return key
         slug = fact.slug
         if slug and slug in self.by_slug and names_agree(companies[self.by_slug[slug]]["name"], fact.name) and not (
-                self._other_era(fact, companies[self.by_slug[slug]])):
+                other_era(fact, companies[self.by_slug[slug]])):
             self.report.matched["slug"] += 1
             return self.by_slug[slug]
         name, city = self.decisions.resolve(fact.name, fact.fields.get("headquarters_city", ""))
@@ -227,7 +227,7 @@ class Merger:
             if not (fact.cik and companies[k]["cik"])
         ]
         apart = [k for k in candidates if cities_differ(city, self.decisions.resolve(
-            companies[k]["name"], companies[k]["headquarters_city"])[1]) or self._other_era(fact, companies[k])]
+            companies[k]["name"], companies[k]["headquarters_city"])[1]) or other_era(fact, companies[k])]
         candidates = [k for k in candidates if k not in apart]
         if not candidates and not apart and (key := self.aliases.find(normalise(name), fact, city)):
             self.report.matched["former name"] += 1
@@ -242,21 +242,6 @@ class Merger:
         if apart:
             self.report.kept_apart["same name, headquarters cities or founding years differ"] += 1
         return None
-
-    @staticmethod
-    def _other_era(fact: CompanyFact, row: dict[str, str]) -> bool:
-        """The fact is about another company of the record's name: a unicorn list's company founded more than a
-        year from the fact's founding, or after the fact's activity (a round); a blank check's listing years after
-        the record's. (Only a unicorn list's founding year counts: the lists import before the sources they are
-        weighed against, so a re-import weighs the same.)"""
-        founded = row["founded_year"] if row["unicorn_date"] else ""
-        listed = row["listing_date"]
-        blank_check = row["sector"] == "blank-check" or "acquisition" in row["name"].lower()
-        relisted = blank_check and fact.date and listed and fact.ticker != row["ticker"] and _days_apart(
-            fact.date, listed) > 365  # a blank check lists once: a listing of its name years later is another
-        listed_apart = row["ticker"] != fact.ticker and row["ticker"] in fact.others_listed
-        return founding_differs(fact.fields.get("founded_year", ""), founded) or bool(
-            fact.active and founded and fact.active[:4] < founded) or bool(relisted) or listed_apart
 
     def company(self, fact: CompanyFact, source: Source, key: str | None = None) -> str | None:
         """Merge ``fact`` into the company it is about (``key`` when the caller knows it), or a new one."""
