@@ -21,6 +21,8 @@ from generator.api import queries
 from generator.dataset.database import load_into
 from generator.dataset.load import validate
 from generator.dataset.schema import DatasetInfo
+from generator.frontdoor.resolver import Resolver
+from generator.frontdoor.space import QUERY_SPACE_FILE
 from generator.hosts.serve import make_server
 from generator.pipeline.build import BuildConfig, build
 
@@ -94,6 +96,16 @@ def embedded_build(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("embedded") / "dist"
     build(BuildConfig(EMBEDDED, out))
     return out
+
+
+@pytest.fixture(scope="session")
+def resolver(embedded_build: Path) -> Resolver:
+    """The front door's Python resolver over the embedded build's files."""
+    def fetch(path: str) -> bytes | None:
+        found = embedded_build / path.lstrip("/")
+        return found.read_bytes() if found.is_file() else None
+
+    return Resolver(json.loads((embedded_build / QUERY_SPACE_FILE.lstrip("/")).read_text()), fetch)
 
 
 @pytest.fixture(scope="session")

@@ -8,7 +8,6 @@ import json
 import math
 import re
 from collections.abc import Iterator
-from pathlib import Path
 from urllib.parse import parse_qsl, urlsplit
 
 import duckdb
@@ -20,7 +19,7 @@ from generator.api.registry import FACET_LIMIT, LIST_ROUTES, ListRoute
 from generator.frontdoor.client import Client
 from generator.frontdoor.common import query_words
 from generator.frontdoor.resolver import Resolver
-from generator.frontdoor.space import LEGAL_FORMS, QUERY_SPACE_FILE, VALUE_SORTS, slugify
+from generator.frontdoor.space import LEGAL_FORMS, VALUE_SORTS, slugify
 
 from .conftest import Served
 
@@ -207,15 +206,6 @@ def _row_key(route: ListRoute, row: dict) -> object:
     if route.key in row:
         return row[route.key]
     return f"{row['type']}:{row['slug']}" if route.name == "search" else f"{row['kind']}:{row['rank']:08d}"
-
-
-@pytest.fixture(scope="module")
-def resolver(embedded_build: Path) -> Resolver:
-    def fetch(path: str) -> bytes | None:
-        found = embedded_build / path.lstrip("/")
-        return found.read_bytes() if found.is_file() else None
-
-    return Resolver(json.loads((embedded_build / QUERY_SPACE_FILE.lstrip("/")).read_text()), fetch)
 
 
 def _check(url: str, status: int, body: dict, embedded_db: tuple) -> None:

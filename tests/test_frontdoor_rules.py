@@ -17,16 +17,7 @@ import pytest
 from generator.api.declared import VOCABULARIES
 from generator.api.semantics import markdown
 from generator.frontdoor.resolver import Resolver
-from generator.frontdoor.space import QUERY_SPACE_FILE, slugify
-
-
-@pytest.fixture(scope="module")
-def resolver(embedded_build: Path) -> Resolver:
-    def fetch(path: str) -> bytes | None:
-        found = embedded_build / path.lstrip("/")
-        return found.read_bytes() if found.is_file() else None
-
-    return Resolver(json.loads((embedded_build / QUERY_SPACE_FILE.lstrip("/")).read_text()), fetch)
+from generator.frontdoor.space import slugify
 
 
 def _get(resolver: Resolver, url: str) -> tuple[int, dict]:

@@ -28,6 +28,10 @@ class SourceError(Exception):
         super().__init__(f"{where}: column {column}: {reason}" if column else f"{where}: {reason}")
 
 
+RANK = {"estimate": 1, "press-report": 2, "company-report": 3, "exchange-data": 4, "market-cap": 5, "sec-filing": 6}
+"""How much a ``Basis`` weighs: a value of a higher-ranked basis replaces one of a lower (``merge``)."""
+
+
 @dataclass(frozen=True)
 class Source:
     name: str

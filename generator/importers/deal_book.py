@@ -1,5 +1,5 @@
-"""A Nasdaq deal is one IPO of one company: its filing, pricing, postponement and withdrawal, whatever name each
-row gives the company (identity rule: a Nasdaq deal's ID is a strong key).
+"""IPO records (``DealBook.merge``), and a Nasdaq deal as one IPO of one company: its filing, pricing, postponement
+and withdrawal, whatever name each row gives the company (identity rule: a Nasdaq deal's ID is a strong key).
 
 The calendar names a deal's company as it is called when the row is written: a SPAC's filing row often carries the
 name the company took after its merger (HNR Acquisition's deal filed as "EON Resources Inc."), its pricing row the
@@ -15,8 +15,8 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any, Protocol
 
-from generator.importers.base import CompanyFact, IpoFact, Source
-from generator.importers.identity import normalise
+from generator.importers.base import RANK, CompanyFact, IpoFact, Source
+from generator.importers.identity import SAME_LISTING_DAYS, days_apart, normalise
 from generator.importers.report import Report
 from generator.importers.store import Store
 
@@ -36,8 +36,17 @@ class Merging(Protocol):
 
     def find_company(self, fact: CompanyFact) -> str | None: ...
 
+    def _new(self, table: str, values: dict[str, str]) -> str: ...
+
+    def assign(self, table: str, key: str, values: dict[str, str], source: Source, basis: str,
+               only_empty: bool = False) -> None: ...
+
+    def _listed(self, row: dict[str, str]) -> None: ...
+
     def company(self, fact: CompanyFact, source: Source, key: str | None = None) -> str | None: ...
 
+IPO_PROGRESS = {"pipeline": 0, "filed": 1, "postponed": 2, "upcoming": 3, "withdrawn": 4, "listed": 5}
+"""An IPO's status only moves forward: a later row saying an earlier stage does not undo a listing."""
 FOLDED = "Nasdaq deal ID (a record its filing made, under a later name, joined to its pricing's)"
 """How the report counts a deal's record folded into the company its other rows found."""
 NAMED = "name on the Nasdaq deal's filing"
@@ -87,6 +96,44 @@ class DealBook:
             merger.report.matched[FOLDED] += 1
             first = found
         return merger.company(fact.company, source, key=first)
+
+    def merge(self, fact: IpoFact, source: Source) -> None:
+        """Merge an IPO fact: into its deal's IPO, else an IPO of its company on the same listing or within 550
+        days of its filing, else a new one; its status only moves forward."""
+        merger = self.merger
+        company = self.company(fact, source)
+        if company is None:
+            return
+        values = {"company_id": company, **fact.fields}
+        own_date = values.get("listing_date") or values.get("filed_date") or ""
+        key = self.ipo_of.get(fact.deal) if fact.deal else None
+        for candidate in [] if key is not None else merger.ipos.get(company, []):
+            row = merger.store.rows["ipos"][candidate]
+            dates = [row[c] for c in ("filed_date", "priced_date", "listing_date") if row[c]]
+            if values.get("listing_date") and row["listing_date"] and days_apart(
+                    values["listing_date"], row["listing_date"]) > SAME_LISTING_DAYS:
+                continue  # two listings on different days are two IPOs (a SPAC's units, a later re-listing)
+            if (values.get("ticker") and values["ticker"] == row["ticker"]) or (
+                own_date and any(days_apart(own_date, other) <= 550 for other in dates)
+            ):
+                key = candidate
+                break
+        if key is None:
+            key = merger._new("ipos", {"company_id": company, "status": values["status"], "basis": source.basis})
+            merger.ipos.setdefault(company, []).append(key)
+        self.remember(fact, key)
+        merger.store.mention("ipos", key, source.name, source.basis)
+        row = merger.store.rows["ipos"][key]
+        if row["filed_date"] and values.get("filed_date", "") > row["filed_date"]:
+            values.pop("filed_date")  # the first registration statement is the one that counts
+        if IPO_PROGRESS[values["status"]] < IPO_PROGRESS[row["status"]]:
+            values.pop("status")
+        elif values["status"] != row["status"]:
+            row["status"] = ""
+        merger.assign("ipos", key, values, source, source.basis)
+        if RANK[source.basis] > RANK[row["basis"]]:
+            merger.assign("ipos", key, {"basis": source.basis}, source, source.basis)
+        merger._listed(row)
 
     def remember(self, fact: IpoFact, ipo: str) -> None:
         if fact.deal:

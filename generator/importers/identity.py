@@ -112,6 +112,11 @@ def names_agree(a: str, b: str) -> bool:
     return na == nb or na.split()[0] == nb.split()[0] or na.startswith(nb) or nb.startswith(na)
 
 
+def days_apart(a: str, b: str) -> int:
+    """Days between two ISO dates."""
+    return abs((dt.date.fromisoformat(a) - dt.date.fromisoformat(b)).days)
+
+
 def other_era(fact: CompanyFact, row: dict[str, str]) -> bool:
     """The fact is about another company of the record's name: a unicorn list's company founded more than a year
     from the fact's founding, or after the fact's activity (a round); a blank check's listing years after the
@@ -121,8 +126,8 @@ def other_era(fact: CompanyFact, row: dict[str, str]) -> bool:
     founded = row["founded_year"] if row["unicorn_date"] else ""
     listed = row["listing_date"]
     blank_check = row["sector"] == "blank-check" or "acquisition" in row["name"].lower()
-    relisted = bool(blank_check and fact.date and listed and fact.ticker != row["ticker"] and abs(
-        (dt.date.fromisoformat(fact.date) - dt.date.fromisoformat(listed)).days) > 365)
+    relisted = bool(blank_check and fact.date and listed and fact.ticker != row["ticker"]
+                    and days_apart(fact.date, listed) > 365)
     listed_apart = row["ticker"] != fact.ticker and row["ticker"] in fact.others_listed
     return founding_differs(fact.fields.get("founded_year", ""), founded) or bool(
         fact.active and founded and fact.active[:4] < founded) or relisted or listed_apart

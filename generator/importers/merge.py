@@ -12,11 +12,10 @@ arrive, so the same files give the same ids.
 
 from __future__ import annotations
 
-import datetime as dt
-
 from generator.dataset.schema import TABLE_BY_NAME
 from generator.importers.aliases import AliasBook
 from generator.importers.base import (
+    RANK,
     CompanyFact,
     FilingFact,
     FinancialFact,
@@ -35,6 +34,7 @@ from generator.importers.identity import (
     SAME_LISTING_DAYS,
     Decisions,
     cities_differ,
+    days_apart,
     names_agree,
     normalise,
     other_era,
@@ -46,14 +46,8 @@ from generator.importers.news import NewsMerger
 from generator.importers.report import Report
 from generator.importers.store import COLUMNS, PLACEHOLDER_SOURCE, Store, record_key
 
-RANK = {"estimate": 1, "press-report": 2, "company-report": 3, "exchange-data": 4, "market-cap": 5, "sec-filing": 6}
-IPO_PROGRESS = {"pipeline": 0, "filed": 1, "postponed": 2, "upcoming": 3, "withdrawn": 4, "listed": 5}
 VALUATION = ("valuation_usd", "valuation_date", "valuation_basis")
 __all__ = ["Merger", "Report", "normalise", "names_agree"]
-
-
-def _days_apart(a: str, b: str) -> int:
-    return abs((dt.date.fromisoformat(a) - dt.date.fromisoformat(b)).days)
 
 
 class Merger:
@@ -181,12 +175,12 @@ class Merger:
         companies = self.store.rows["companies"]
         if fact.date:
             for listed, key in sorted(self.listings.get(fact.ticker, []), key=lambda e: (e[0], int(e[1]))):
-                if _days_apart(listed, fact.date) <= SAME_LISTING_DAYS and not (fact.cik and companies[key]["cik"]):
+                if days_apart(listed, fact.date) <= SAME_LISTING_DAYS and not (fact.cik and companies[key]["cik"]):
                     return key, "same listing (ticker and date)"
         key = self.by_ticker.get(fact.ticker)
         if key is not None:
             row = companies[key]
-            far = fact.date and row["listing_date"] and _days_apart(fact.date, row["listing_date"]) > 730
+            far = fact.date and row["listing_date"] and days_apart(fact.date, row["listing_date"]) > 730
             if names_agree(row["name"], fact.name) and not far and not (fact.cik and row["cik"]):
                 return key, "ticker"
             owner = self.store.owner("companies", key, "ticker")
@@ -296,41 +290,6 @@ class Merger:
 
     # --- the other facts -----------------------------------------------------------------------------------------
 
-    def ipo(self, fact: IpoFact, source: Source) -> None:
-        company = self.deals.company(fact, source)
-        if company is None:
-            return
-        values = {"company_id": company, **fact.fields}
-        own_date = values.get("listing_date") or values.get("filed_date") or ""
-        key = self.deals.ipo_of.get(fact.deal) if fact.deal else None
-        for candidate in [] if key is not None else self.ipos.get(company, []):
-            row = self.store.rows["ipos"][candidate]
-            dates = [row[c] for c in ("filed_date", "priced_date", "listing_date") if row[c]]
-            if values.get("listing_date") and row["listing_date"] and _days_apart(
-                    values["listing_date"], row["listing_date"]) > SAME_LISTING_DAYS:
-                continue  # two listings on different days are two IPOs (a SPAC's units, a later re-listing)
-            if (values.get("ticker") and values["ticker"] == row["ticker"]) or (
-                own_date and any(_days_apart(own_date, other) <= 550 for other in dates)
-            ):
-                key = candidate
-                break
-        if key is None:
-            key = self._new("ipos", {"company_id": company, "status": values["status"], "basis": source.basis})
-            self.ipos.setdefault(company, []).append(key)
-        self.deals.remember(fact, key)
-        self.store.mention("ipos", key, source.name, source.basis)
-        row = self.store.rows["ipos"][key]
-        if row["filed_date"] and values.get("filed_date", "") > row["filed_date"]:
-            values.pop("filed_date")  # the first registration statement is the one that counts
-        if IPO_PROGRESS[values["status"]] < IPO_PROGRESS[row["status"]]:
-            values.pop("status")
-        elif values["status"] != row["status"]:
-            row["status"] = ""
-        self.assign("ipos", key, values, source, source.basis)
-        if RANK[source.basis] > RANK[row["basis"]]:
-            self.assign("ipos", key, {"basis": source.basis}, source, source.basis)
-        self._listed(row)
-
     def funding_round(self, fact: RoundFact, source: Source) -> str | None:
         fact.company.active = fact.company.active or fact.fields["announced_date"]
         company = self.company(fact.company, source)
@@ -391,7 +350,7 @@ class Merger:
         if isinstance(fact, CompanyFact):
             self.company(fact, source)
         elif isinstance(fact, IpoFact):
-            self.ipo(fact, source)
+            self.deals.merge(fact, source)
         elif isinstance(fact, RoundFact):
             self.funding_round(fact, source)
         elif isinstance(fact, InvestmentFact):
