@@ -293,9 +293,9 @@ def test_the_netlify_function_runs_everywhere_and_declares_the_rate_limit() -> N
     assert f"env.{access.DIGESTS_VARIABLE}" in worker and f"env.{access.CLOUDFLARE_RATE_LIMITER}" in worker
 
 
-def test_the_landing_page_and_readme_describe_the_scheme(embedded_build: Path) -> None:
+def test_the_landing_page_and_the_keys_doc_describe_the_scheme(embedded_build: Path) -> None:
     page = (embedded_build / "index.html").read_text(encoding="utf-8")
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    readme = (ROOT / "docs" / "keys.md").read_text(encoding="utf-8")
     for text in (page, readme):
         assert "no authentication" not in text
         assert "Authorization: Bearer KEY" in text and "X-API-Key: KEY" in text

@@ -1,7 +1,8 @@
-"""The README's "Use the data" section runs as written: every line of its code blocks is taken from README.md and
-run against ``serve`` over the embedded build (pandas, Polars, curl and jq over HTTP; DuckDB over the same files
-on disk, as its httpfs extension cannot be installed offline; the R line as text unless R's arrow is installed),
-so the README cannot drift. And every table reads as JSON Lines with pandas and DuckDB, with its rows and columns."""
+"""The docs' "Use the data" page (docs/use-the-data.md) runs as written: every line of its code blocks is taken
+from the page and run against ``serve`` over the embedded build (pandas, Polars, curl and jq over HTTP; DuckDB
+over the same files on disk, as its httpfs extension cannot be installed offline; the R line as text unless R's
+arrow is installed), so the page cannot drift. And every table reads as JSON Lines with pandas and DuckDB, with
+its rows and columns."""
 
 from __future__ import annotations
 
@@ -26,16 +27,8 @@ from generator.dataset.schema import TABLES
 from .conftest import ROOT, Served
 
 BASE = "http://127.0.0.1:8000"
-"""The address of ``serve`` in the README's set-up, which its snippets use."""
-
-
-def _section() -> str:
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    start = text.index("\n## Use the data\n")
-    return text[start:text.index("\n## ", start + 1)]
-
-
-SECTION = _section()
+"""The address of ``serve`` in the README's set-up, which the page's snippets use."""
+SECTION = (ROOT / "docs" / "use-the-data.md").read_text(encoding="utf-8")
 
 
 def _lines(language: str) -> list[str]:
@@ -59,7 +52,7 @@ def _table_of(line: str) -> str:
 
 
 def _need(tool: str) -> str:
-    """A tool the README uses: scripts/test installs it, so CI fails without it; elsewhere the test skips."""
+    """A tool the page uses: scripts/test installs it, so CI fails without it; elsewhere the test skips."""
     path = shutil.which(tool)
     if path is None:
         if os.environ.get("CI"):
@@ -101,9 +94,9 @@ def test_the_section_names_every_table() -> None:
 def test_python_line_reads_the_table(line: str, front_site: Served, embedded_build: Path, tmp_path: Path,
                                      monkeypatch: pytest.MonkeyPatch) -> None:
     """Each line gives its table's rows and columns. DuckDB reads the files on disk at the same paths (and the URL
-    is checked to answer); the zip line opens the dataset.zip that the README's curl line downloads."""
+    is checked to answer); the zip line opens the dataset.zip that the page's curl line downloads."""
     namespace: dict[str, object] = {}
-    exec(IMPORTS, namespace)  # noqa: S102 (the README's own code)
+    exec(IMPORTS, namespace)  # noqa: S102 (the page's own code)
     if "duckdb.sql(" in line:
         url = re.search(rf"{re.escape(BASE)}[^']+", line).group(0)  # type: ignore[union-attr]
         assert front_site.get(url.removeprefix(BASE)).status == 200, url
