@@ -252,7 +252,7 @@ def spec_every_value(t: Table, route: ListRoute) -> None:
     """Every published value of every filter, alone (text filters: their first 40 prefixes)."""
     for flt in route.filters:
         values = t.build.values(route, flt)
-        for value in values[:40] if flt.kind == "text" else values:
+        for value in values[:40] if flt.kind.name == "text" else values:
             t.listing(route, [(flt.name, value)], OK, f"{flt.name}={value}")
 
 

@@ -48,11 +48,11 @@ def field(row: dict, column: str) -> object:
 
 
 def matches(route: ListRoute, flt: Filter, row: dict, value: str) -> bool:
-    if flt.kind == "ladder":
+    if flt.kind.name == "ladder":
         return row[flt.column] is not None and row[flt.column] >= int(value)
-    if flt.kind == "year":
+    if flt.kind.name == "year":
         return row["year"] == int(value)
-    if flt.kind == "text":
+    if flt.kind.name == "text":
         text = " ".join([*(str(row.get(k) or "") for k in ("name", "ticker")), *row.get("also_known_as", [])])
         if flt.prefixes:
             return any(word.startswith(value) for word in oracle.words(text))
@@ -80,17 +80,17 @@ def test_every_documented_filter_value_returns_only_matching_rows(
     rng = random.Random(route.name)
     for flt in route.filters:
         values = allowed_values(spec, route, flt)
-        if flt.kind == "text":
+        if flt.kind.name == "text":
             _, first = crawl(site, route.path, limit=1)
             lengths = flt.prefixes or (None,)
             values = sorted({w[:n] for r in first["data"] for w in oracle.words(r["name"]) for n in lengths})
         else:
             assert values, f"{route.name}.{flt.name} has no documented values"
-        sample = values if flt.kind != "text" or len(values) <= 60 else rng.sample(values, 60)
+        sample = values if flt.kind.name != "text" or len(values) <= 60 else rng.sample(values, 60)
         non_empty = 0
         for value in sample:
             rows, first = crawl(site, f"{route.path}?{flt.name}={value}", limit=3)
-            assert first["meta"]["filters"] == {flt.name: int(value) if flt.kind in ("ladder", "year") else value}
+            assert first["meta"]["filters"] == {flt.name: int(value) if flt.kind.name in ("ladder", "year") else value}
             assert all(matches(route, flt, row, value) for row in rows), (route.name, flt.name, value)
             non_empty += first["meta"]["total"] > 0
         assert non_empty > 0, f"no value of {route.name}.{flt.name} returns anything"

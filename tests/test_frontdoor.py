@@ -103,13 +103,13 @@ def _where(con: duckdb.DuckDBPyConnection, info: object, url: str) -> tuple[List
     for name, (column, value) in ([(n, (filters[n].column, params[n])) for n in named]
                                   + [(n, (filters[n].column, v)) for n, v in defaults]):
         flt = filters[name]
-        if flt.kind == "ladder":
+        if flt.kind.name == "ladder":
             where.append(f"{column} >= ?")
             values.append(math.ceil(float(value)))
-        elif flt.kind == "year":
+        elif flt.kind.name == "year":
             where.append("year = ?")
             values.append(int(value))
-        elif flt.kind == "text":
+        elif flt.kind.name == "text":
             words = query_words(value, list(LEGAL_FORMS))  # the documented rule: legal-form words dropped beside others
             terms = f"regexp_split_to_array(lower(strip_accents(coalesce({column}, ''))), '[^a-z0-9]+')"
             if flt.prefixes:
@@ -151,14 +151,14 @@ def _oracle_facets(con: duckdb.DuckDBPyConnection, info: object,
     out: dict[str, list[tuple[object, int]]] = {}
     cut: list[str] = []
     for flt in route.filters:
-        if flt.kind == "text" or flt.name in applied or not any({*applied, flt.name} <= {f.name for f in group}
+        if flt.kind.name == "text" or flt.name in applied or not any({*applied, flt.name} <= {f.name for f in group}
                                                                     for group in route.groups):
             continue
-        if flt.kind == "ladder":
+        if flt.kind.name == "ladder":
             found = [(rung, con.execute(f"SELECT count(*) FROM oracle WHERE {condition} AND {flt.column} >= {rung}",
                                         values).fetchone()[0]) for rung in flt.domain]
         else:
-            column = "year" if flt.kind == "year" else f"unnest(list_distinct({flt.column}))" if flt.multi \
+            column = "year" if flt.kind.name == "year" else f"unnest(list_distinct({flt.column}))" if flt.multi \
                 else flt.column
             found = con.execute(f"SELECT v, count(*) FROM (SELECT {column} AS v FROM oracle WHERE {condition}) "
                                 "WHERE v IS NOT NULL GROUP BY v", values).fetchall()
@@ -263,7 +263,7 @@ def _generated(resolver: Resolver) -> Iterator[str]:
                 for sort in route["sorts"]:
                     yield f"{route['path']}?{flt['name']}={value}&sort={sort}"
                 yield f"{route['path']}?{flt['name']}={value.upper()}&page=2"
-            for rung in flt.get("ladder", [])[:3]:
+            for rung in flt.get("rungs", [])[:3]:
                 yield f"{route['path']}?{flt['name']}={rung * 3 // 2}&sort={list(route['sorts'])[-1]}"
 
 

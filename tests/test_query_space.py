@@ -56,16 +56,16 @@ def value_of(row: dict, flt: Filter) -> object:
 
 def row_values(flt: Filter, row: dict) -> set[str]:
     """The values of a filter that a row matches, as they appear in URLs."""
-    if flt.kind == "text":
+    if flt.kind.name == "text":
         words = oracle.words(" ".join([row["name"], row.get("ticker") or "", *row["also_known_as"]]))
         if flt.prefixes:
             shortest, longest = flt.prefixes
             return {w[:n] for w in words for n in range(min(len(w), shortest), min(len(w), longest) + 1)}
         return set(words)
-    if flt.kind == "ladder":
+    if flt.kind.name == "ladder":
         amount = row[flt.column]
         return {str(t) for t in flt.domain if amount is not None and amount >= int(t)}
-    if flt.kind == "year":
+    if flt.kind.name == "year":
         date = row.get("year") or (row[flt.column] or "")[:4]
         return {str(date)} if date else set()
     value = value_of(row, flt)
@@ -99,7 +99,7 @@ def test_every_single_filter_and_combinable_pair_has_exactly_the_matching_rows(
     default = route.default_sort
     universe = crawl(files, route.file_path({}, default, 1))
     assert len(universe) == files[route.file_path({}, default, 1)]["meta"]["total"]
-    faceted = [f for f in route.filters if f.kind != "text"]
+    faceted = [f for f in route.filters if f.kind.name != "text"]
     sets = [(f,) for f in route.filters] + [
         pair for pair in itertools.combinations(faceted, 2) if route.combines({f.name for f in pair})]
     checked = 0
@@ -115,7 +115,8 @@ def test_every_single_filter_and_combinable_pair_has_exactly_the_matching_rows(
             assert url in files, f"{url} has rows but is not published"
             assert crawl(files, url) == expected, url
             assert files[url]["meta"]["filters"] == {
-                f.name: int(v) if f.kind in ("ladder", "year") else v for f, v in zip(filters, values, strict=True)}
+                f.name: int(v) if f.kind.name in ("ladder", "year") else v
+                for f, v in zip(filters, values, strict=True)}
             checked += 1
     assert checked >= len(route.filters)
 
@@ -142,7 +143,7 @@ def test_every_facet_url_is_published_with_the_stated_count(published: dict, rou
                     counts[value] = counts.get(value, 0) + 1
             entries = meta["facets"].get(name, [])
             assert [str(e["value"]) for e in entries] == [
-                v for v, _ in sorted(counts.items(), key=lambda vc: (-vc[1], int(vc[0]) if flt.kind in (
+                v for v, _ in sorted(counts.items(), key=lambda vc: (-vc[1], int(vc[0]) if flt.kind.name in (
                     "ladder", "year") else vc[0]))][:FACET_LIMIT], (url, name)
             assert (name in meta["facets_truncated"]) == (len(counts) > FACET_LIMIT)
             for entry in entries:

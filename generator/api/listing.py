@@ -16,7 +16,7 @@ from typing import NamedTuple
 import duckdb
 
 from generator.api.queries import base_meta, read_sql, rows_digest, sql_params
-from generator.api.query_index import query_index, text_terms
+from generator.api.query_index import query_index
 from generator.api.registry import FACET_LIMIT, Filter, ListRoute
 from generator.dataset import serialize
 from generator.dataset.schema import DatasetInfo
@@ -74,25 +74,8 @@ def _order_by(route: ListRoute, sort_value: str) -> str:
     return f"{field.expression} {'DESC' if descending else 'ASC'} NULLS LAST, {route.key}"
 
 
-def _matches(flt: Filter) -> str:
-    """A list of every value of ``flt`` a row matches, plus NULL (= filter not applied)."""
-    column = flt.column
-    if flt.kind == "text":
-        values = f"list_append({text_terms(column, flt.prefixes)}, NULL)"
-    elif flt.kind == "ladder":
-        ladder = ", ".join(str(v) for v in flt.domain)
-        values = f"list_append(list_filter([{ladder}], lambda t: t <= {column}), NULL)"
-    elif flt.kind == "year":
-        values = f"CASE WHEN {column} IS NULL THEN [NULL] ELSE [year({column}), NULL] END"
-    elif flt.multi:
-        values = f"list_append(list_distinct({column}), NULL)"
-    else:
-        values = f"CASE WHEN {column} IS NULL THEN [NULL] ELSE [{column}, NULL] END"
-    return values
-
-
 def _typed(flt: Filter, value: str) -> str | int:
-    return int(value) if flt.kind in ("ladder", "year") else value
+    return flt.kind.typed(value)
 
 
 class Combo(NamedTuple):
@@ -115,17 +98,19 @@ def combinations(con: duckdb.DuckDBPyConnection, route: ListRoute, salt: str = "
     unfiltered listing, say) keeps the version with the most sorts."""
     out: dict[Combination, Combo] = {}
     everything = route.sort_values
-    for group in sorted(route.groups, key=lambda g: not all(f.sortable for f in g)):
+    published = route.published_sorts
+    for group in sorted(route.file_groups, key=lambda g: not all(f.sortable for f in g)):
         sortable = all(f.sortable for f in group)
         applied = " + ".join(f"(f{i} IS NOT NULL)::INTEGER" for i in range(len(group))) or "0"
         source = "rows"  # each row once per combination of the values it matches: unnest in the select list,
         for i, f in enumerate(group):  # a tenth of the time of a lateral join's unnest
-            source = f"(SELECT *, unnest({_matches(f)}) AS f{i} FROM {source})"
+            source = f"(SELECT *, unnest({f.kind.sql_matches(f)}) AS f{i} FROM {source})"
         keys = "".join(f"f{i}::VARCHAR AS f{i}, " for i in range(len(group)))
         lists = ", ".join(  # sorting each list of positions: half the time of an ordered aggregate per group
             f"list_sort(list(_r{i})"
             + ("" if s == route.default_sort else
-               f" FILTER (WHERE {applied} <= {route.sort_depth})" if sortable else " FILTER (WHERE false)")
+               f" FILTER (WHERE {applied} <= {route.sort_depth})" if sortable and s in published
+               else " FILTER (WHERE false)")
             + f") AS s{i}"
             for i, s in enumerate(everything)
         )

@@ -11,6 +11,7 @@ from typing import Any
 
 from generator.api import access, responses, semantics
 from generator.api.declared import VOCABULARIES, vocabulary
+from generator.api.kinds import FRONT_DOOR_ONLY
 from generator.api.openapi_schemas import SchemaRegistry, resolve_nullable_refs
 from generator.api.registry import (
     EXPORT_DATASET,
@@ -130,52 +131,28 @@ def _meta_schema(route: ListRoute) -> dict[str, Any]:
     return {"type": "object", "required": required, "additionalProperties": False, "properties": properties}
 
 
-FRONT_DOOR_VALUES = (" Through the front door any case, accents, the display name or a code (country: alpha-2, "
-                     "alpha-3 or name) are accepted; the files take the slug.")
-WORD_PATTERN = r"[^\u0000-\u002f\u003a-\u0040\u005b-\u0060\u007b-\u007f]"
-"""The OpenAPI pattern of a text query: an ASCII letter or digit, or any other character than ASCII's (``û`` folds
-to u). The front door then takes any value whose characters, accents dropped, make a word; one where none does
-(``ß``, ``×``) answers a 400 naming ``q``. Not the exact set of folding characters: written with non-ASCII
-characters, a pattern is one that generators reading it as ASCII (Schemathesis) cannot draw from."""
-
-
-FRONT_DOOR_TEXT = (" Through the front door: one or several words in any case and accents (`q=û` is the word u; "
-                   "each must match; glued together they may match one word), any prefix length on /api/search, with "
-                   "any other filter and sort; a value without a letter or digit is a 400.")
+def _front_door_sorts(route: ListRoute) -> str:
+    only = [v for v in route.sort_values if v not in route.published_sorts]
+    return f" Front door only (no file holds this order): {', '.join(only)}." if only else ""
 
 
 def _list_operation(route: ListRoute, domains: dict[str, list[str]], schemas: SchemaRegistry) -> dict[str, Any]:
     parameters = []
     for flt in route.filters:
         values = domains[flt.name]
-        description = flt.description
-        if flt.kind == "text":
-            schema: dict[str, Any] = {"type": "string", "pattern": WORD_PATTERN, "minLength": 1, "maxLength": 200}
-            description += FRONT_DOOR_TEXT
-        elif flt.kind == "ladder":
-            schema = {"type": "number", "minimum": 0}
-            description += (" The front door takes any non-negative number, an exact inclusive bound; the files and "
-                            "rewrite-only hosts take the ladder values " + ", ".join(str(v) for v in values) + ".")
-        elif flt.kind == "year":
-            schema = {"type": "integer", "minimum": 1000, "maximum": 9999}
-            description += (" Years with rows (a file each): " + ", ".join(str(v) for v in values) + "; through the "
-                            "front door another year answers an empty list.")
-        else:
-            schema = {"type": "string", "enum": values}
-            description += FRONT_DOOR_VALUES
-            declared = VOCABULARIES.get((route.name, flt.name))
-            written = vocabulary(declared) if declared else {}
-            others = [w for v, w in written.items() if v not in values]
-            if others:  # the dictionary allows them; no row has one
-                description += (" The data dictionary's other values answer an empty list through the front door: "
-                                + ", ".join(others) + ".")
+        declared = VOCABULARIES.get((route.name, flt.name))
+        written = vocabulary(declared) if declared else {}
+        schema, note = flt.kind.openapi(flt, values, [w for v, w in written.items() if v not in values])
+        description = flt.description + note + ("" if flt.published else FRONT_DOOR_ONLY)
         parameter = {"name": flt.name, "in": "query", "required": False, "description": description,
                      "schema": schema}
-        if flt.kind in ("ladder", "year"):  # the values that have files (path-style URLs, rewrite-only hosts)
-            parameter["x-published-values"] = [int(v) for v in values]
+        published = flt.kind.published_values(values)
+        if published is not None:  # the values that have files (path-style URLs, rewrite-only hosts)
+            parameter["x-published-values"] = published
         parameters.append(parameter)
     parameters.append({"name": SORT_PARAM, "in": "query", "required": False,
-                       "description": "Order; a leading - means descending. Nulls sort last, ties by a unique key.",
+                       "description": "Order; a leading - means descending. Nulls sort last, ties by a unique key."
+                       + _front_door_sorts(route),
                        "schema": {"type": "string", "enum": list(route.sort_values), "default": route.default_sort}})
     parameters.append({"name": PAGE_PARAM, "in": "query", "required": False,
                        "description": f"1-based page of {route.per_page} rows; beyond the last page: 404.",

@@ -11,6 +11,7 @@ from __future__ import annotations
 import typing
 
 from generator.api import responses
+from generator.api.kinds import CATEGORY, LADDER_USD, MONTH, TEXT, YEAR
 from generator.api.routes import (  # noqa: F401  (re-exported: the registry is where callers find them)
     EXPORT_DATASET,
     EXPORT_FORMAT_ALIASES,
@@ -48,7 +49,8 @@ of every name (about 20 MB at 10k companies)."""
 def _category(name: str, description: str, column: str | None = None, **options: object) -> Filter:
     column = column or name
     domain = options.pop("domain", None) or f"SELECT DISTINCT {column} FROM rows"
-    return Filter(name, "category", column, description, domain, **options)  # type: ignore[arg-type]
+    kind = options.pop("kind", CATEGORY)
+    return Filter(name, kind, column, description, domain, **options)  # type: ignore[arg-type]
 
 
 def _values(literal: object) -> tuple[str, ...]:
@@ -70,15 +72,15 @@ PREFIX_DESCRIPTION = (
 )
 SECTOR = _category("sector", "Sector slug (see /api/industries).")
 COUNTRY = _category("country", "ISO 3166-1 alpha-2 country code, lowercase.")
-MIN_VALUATION = Filter("minValuation", "ladder", "valuation_usd",
+MIN_VALUATION = Filter("minValuation", LADDER_USD, "valuation_usd",
                        "Minimum current valuation in whole USD (inclusive); one of the documented ladder values. "
                        "Acquired and closed companies' last figures are history, not current "
                        "(see valuation_is_current).",
                        MINIMUM_VALUATION_LADDER_USD)
-TEXT = "name || ' ' || coalesce(ticker, '') || ' ' || array_to_string(also_known_as, ' ')"
+WORDS = "name || ' ' || coalesce(ticker, '') || ' ' || array_to_string(also_known_as, ' ')"
 """The words a text filter indexes: of the name, the ticker and the names and tickers a company is also known by
 (rows carry the three, so the query front door matches in memory what the files index)."""
-COMPANY_TEXT = Filter("q", "text", TEXT, WORD_DESCRIPTION, sortable=False)
+COMPANY_TEXT = Filter("q", TEXT, WORDS, WORD_DESCRIPTION, sortable=False)
 VALUATION = SortField("valuation", "valuation_usd")
 NAME = SortField("name", "lower(name)")
 NAME_ASC = SortField("name", "lower(name)", ("asc",))
@@ -106,7 +108,7 @@ ROUTES: tuple[ListRoute | DetailRoute | ExportRoute | DocumentRoute, ...] = (
         rows_sql="ipos", model=responses.IpoListItem, key="id",
         filters=(
             _category("status", "IPO status.", domain=_values(schema.IpoStatus)),
-            Filter("year", "year", "status_date", "Year of the status date.", "SELECT DISTINCT year FROM rows"),
+            Filter("year", YEAR, "status_date", "Year of the status date.", "SELECT DISTINCT year FROM rows"),
             _category("exchange", "Exchange slug."),
         ),
         sorts=(SortField("date", "status_date"), SortField("proceeds", "proceeds_usd", ("desc",))),
@@ -128,7 +130,7 @@ ROUTES: tuple[ListRoute | DetailRoute | ExportRoute | DocumentRoute, ...] = (
         filters=(
             _category("kind", "Offering kind.", domain=_values(schema.OfferingKind)),
             _category("status", "Offering status.", domain=_values(schema.OfferingStatus)),
-            Filter("year", "year", "announced_date", "Year announced.", "SELECT DISTINCT year FROM rows"),
+            Filter("year", YEAR, "announced_date", "Year announced.", "SELECT DISTINCT year FROM rows"),
         ),
         sorts=(SortField("date", "announced_date", ("desc",)), SortField("amount", "amount_usd", ("desc",)),
                SortField("valuation", "implied_valuation_usd", ("desc",))),
@@ -141,7 +143,7 @@ ROUTES: tuple[ListRoute | DetailRoute | ExportRoute | DocumentRoute, ...] = (
         "filter: upcoming events (on or after the as-of date), soonest first. Filters combine freely.",
         rows_sql="calendar", model=responses.CalendarEvent, key="id",
         filters=(
-            _category("month", "Month of the event, YYYY-MM."),
+            _category("month", "Month of the event, YYYY-MM.", kind=MONTH),
             _category("type", "Event type.", domain=_values(responses.CalendarEventType)),
             _category("when", "upcoming (on or after as_of) or past.", '"when"', domain=("past", "upcoming")),
         ),
@@ -153,7 +155,7 @@ ROUTES: tuple[ListRoute | DetailRoute | ExportRoute | DocumentRoute, ...] = (
         rows_sql="funding", model=responses.FundingListItem, key="id",
         filters=(
             _category("stage", "Round stage."),
-            Filter("year", "year", "announced_date", "Year announced.", "SELECT DISTINCT year FROM rows"),
+            Filter("year", YEAR, "announced_date", "Year announced.", "SELECT DISTINCT year FROM rows"),
             _category("sector", "Sector slug of the company.", "company.sector"),
         ),
         sorts=(SortField("date", "announced_date", ("desc",)), SortField("amount", "amount_usd", ("desc",))),
@@ -180,7 +182,7 @@ ROUTES: tuple[ListRoute | DetailRoute | ExportRoute | DocumentRoute, ...] = (
         "rows by `name`, `ticker` and `also_known_as`). `q` and `type` combine; `meta.facets` counts a result set "
         "by type, each with the URL of that refinement.",
         rows_sql="search", model=responses.SearchResult, key="entry_key",
-        filters=(Filter("q", "text", TEXT, PREFIX_DESCRIPTION, prefixes=SEARCH_PREFIX),
+        filters=(Filter("q", TEXT, WORDS, PREFIX_DESCRIPTION, prefixes=SEARCH_PREFIX),
                  _category("type", "Result type.", domain=("company", "industry", "investor"))),
         sorts=(SortField("name", "lower(name)", ("asc",)),), default_sort="name",
     ),
@@ -199,7 +201,7 @@ ROUTES: tuple[ListRoute | DetailRoute | ExportRoute | DocumentRoute, ...] = (
         rows_sql="filings", model=responses.FilingListItem, key="id",
         filters=(COMPANY_SLUG, _category("form", "Form type as a slug: s-1, s-1-a, f-1, 424b4, rw, d ...",
                                          "form_slug"),
-                 Filter("year", "year", "filed_date", "Year filed.", "SELECT DISTINCT year FROM rows")),
+                 Filter("year", YEAR, "filed_date", "Year filed.", "SELECT DISTINCT year FROM rows")),
         description="`company` alone, and `form` with `year`: a company's filings are a page or two, which the query "
         "front door (and a client) filters by `form` and `year` (measured: company and form together cost 7k files "
         "and 10 MB at 10k companies; company and year 30k files).",

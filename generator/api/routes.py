@@ -22,10 +22,10 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-FilterKind = Literal["category", "ladder", "year", "month", "text"]
+from generator.api.kinds import WORD_MAX, Kind
 
-WORD_MAX = 40
-"""Longest indexed word of ``q`` on /api/companies and /api/pre-ipos, in characters."""
+FilterKind = Kind
+__all__ = ["WORD_MAX"]
 
 PER_PAGE = 50
 """Rows per listing page, the same on every route: large enough that most filter combinations fit on one
@@ -52,16 +52,17 @@ UNFILTERED = "all"
 class Filter:
     """One filter dimension of a listing.
 
-    ``column`` is a column of the route's rows; a row matches a value when its column equals it (``multi``:
-    when its list contains it; ``ladder``: when it is at least the threshold; ``text``: when it is a whole word
-    of the text, or with ``prefixes`` (shortest, longest) a prefix of a word of that many characters, a shorter
-    word whole). ``domain`` is the
-    SQL over ``rows`` that lists the allowed values, or the values themselves (text filters take every indexed
-    word or prefix). ``sortable=False``: a query with this filter takes the route's default order only.
+    ``column`` is a column of the route's rows (or an SQL expression over them); which rows a value matches is
+    the ``kind``'s to say (``generator.api.kinds``: a category's value equals the column, or with ``multi`` is in
+    its list; a bound's is at most the column; a text's is a word of it, or with ``prefixes`` (shortest, longest)
+    a prefix of a word of that many characters, a shorter word whole). ``domain`` is the SQL over ``rows`` that
+    lists the allowed values, or the values themselves (a ladder's rungs; text filters take every indexed word or
+    prefix). ``sortable=False``: a query with this filter takes the route's default order only.
+    ``published=False``: the front door answers the filter (from the route's query index), no file holds it.
     """
 
     name: str
-    kind: FilterKind
+    kind: Kind
     column: str
     description: str
     domain: str | tuple[str | int, ...] = ()
@@ -70,11 +71,13 @@ class Filter:
     sortable: bool = True
     open: bool = False
     """Values too many to list (a company slug): known by their resource, kept out of the query index."""
+    published: bool = True
 
     @property
     def faceted(self) -> bool:
-        """Whether listings count this filter's refinements in ``meta.facets`` (every kind but text)."""
-        return self.kind != "text"
+        """Whether listings count this filter's refinements in ``meta.facets`` (its kind says; never a filter
+        without files: a facet is the URL of a file)."""
+        return self.kind.faceted and self.published
 
 
 @dataclass(frozen=True)
@@ -84,6 +87,8 @@ class SortField:
     name: str
     expression: str
     directions: tuple[Literal["asc", "desc"], ...] = ("asc", "desc")
+    published: bool = True
+    """False: the front door answers this sort (the query index holds its order), no file does."""
 
     def values(self) -> tuple[str, ...]:
         return tuple(self.name if d == "asc" else f"-{self.name}" for d in self.directions)
@@ -113,9 +118,22 @@ class ListRoute:
     """Sets of filter names that may be used together; None: every filter with every other. A request naming
     filters that share no set gets a problem response. Only a measured file budget refuses a combination."""
 
+    def __post_init__(self) -> None:
+        for flt in self.filters:  # the front door answers a filter without files from the query index
+            if not flt.published and not flt.kind.indexable(flt):
+                raise ValueError(f"{self.name}.{flt.name}: a filter without files must be one the index holds")
+        if self.default_sort not in self.published_sorts:
+            raise ValueError(f"{self.name}: the default sort {self.default_sort} has files")
+
     @property
     def sort_values(self) -> tuple[str, ...]:
+        """Every sort value the route takes (the front door answers the unpublished ones)."""
         return tuple(value for sort in self.sorts for value in sort.values())
+
+    @property
+    def published_sorts(self) -> tuple[str, ...]:
+        """The sort values that have files."""
+        return tuple(value for sort in self.sorts if sort.published for value in sort.values())
 
     def folder(self, filters: dict[str, str]) -> str:
         """Folder of one filter combination's pages; ``filters`` in any order, only active ones."""
@@ -127,9 +145,9 @@ class ListRoute:
         """The filters the route's query index holds (``index_file``): every one but open ones and whole-word text,
         when some query over them alone has no file of its own (a ladder value between rungs, a prefix shorter than
         the indexed ones, filters that do not combine, a sort the combination does not publish); else none."""
-        closed = tuple(f for f in self.filters if (f.kind != "text" or f.prefixes) and not f.open)
+        closed = tuple(f for f in self.filters if f.kind.indexable(f))
         names = {f.name for f in closed}
-        if closed and (any(f.kind == "ladder" or f.prefixes for f in closed) or len(self.sort_values) > 1
+        if closed and (any(f.kind.needs_index(f) for f in closed) or len(self.sort_values) > 1
                        or not self.combines(names)):
             return closed
         return ()
@@ -169,6 +187,16 @@ class ListRoute:
         by_name = {f.name: f for f in self.filters}
         return [tuple(by_name[n] for n in by_name if n in group) for group in self.combinable]
 
+    @property
+    def file_groups(self) -> list[tuple[Filter, ...]]:
+        """The groups as the files publish them: without the filters that have no files."""
+        out: list[tuple[Filter, ...]] = []
+        for group in self.groups:
+            published = tuple(f for f in group if f.published)
+            if published not in out:
+                out.append(published)
+        return out
+
     def incompatible_sets(self) -> list[tuple[str, ...]]:
         """The smallest sets of filters that no group contains (pairs, or e.g. three filters that only
         combine two at a time): a request naming all filters of one of them gets a problem response."""
@@ -190,7 +218,7 @@ class ListRoute:
         """The sort values published for a set of applied filters."""
         by_name = {f.name: f for f in self.filters}
         if len(names) <= self.sort_depth and all(by_name[n].sortable for n in names):
-            return self.sort_values
+            return self.published_sorts
         return (self.default_sort,)
 
     def refused_sets(self) -> list[tuple[str, ...]]:

@@ -7,12 +7,11 @@ from __future__ import annotations
 
 import itertools
 import json
-from decimal import Decimal
 from typing import Protocol
 
+from generator.frontdoor import values as primitives
 from generator.frontdoor.common import Answer, Fetch, not_found
-
-Mask = list[bool]
+from generator.frontdoor.values import Mask, all_of
 
 
 class Listing(Protocol):
@@ -28,59 +27,6 @@ class Listing(Protocol):
     def faceted(self, values: dict[str, object]) -> list[str]: ...
     def page(self, data: list[dict], total: int, values: dict[str, object], sort: str, page: int,
              base_meta: dict[str, object], counts: dict[str, dict[object, int]] | None = None) -> Answer: ...
-
-
-def _short(flt: dict, value: object) -> bool:
-    """Whether a text value is one the index answers: a prefix query whose words, and the words glued together,
-    are all shorter than the shortest indexed prefix (longer ones have files of their own)."""
-    return bool(flt["prefixes"]) and len("".join(value)) < flt["prefixes"][0]  # type: ignore[arg-type]
-
-
-def _starting(entry: dict, word: str) -> Mask:
-    codes = {i for i, v in enumerate(entry["values"]) if v.startswith(word)}
-    return [not codes.isdisjoint(found) for found in entry["codes"]]
-
-
-def _mask(entry: dict, flt: dict, value: object) -> Mask:
-    """Which rows (in the index's order) match one filter value."""
-    if flt["kind"] == "text":  # every word starts a word of the row, or the words glued together do
-        each = _all([_starting(entry, w) for w in value], len(entry["codes"]))  # type: ignore[attr-defined]
-        glued = _starting(entry, "".join(value))  # type: ignore[arg-type]
-        return [a or b for a, b in zip(each, glued, strict=True)]
-    if flt["kind"] == "ladder":
-        return [n is not None and n >= value for n in entry["numbers"]]  # type: ignore[operator]
-    if flt["kind"] == "year":
-        return [n == value for n in entry["numbers"]]
-    values = entry["values"]
-    if str(value) not in values:
-        return [False] * len(entry["codes"])
-    code = values.index(str(value))
-    if flt["multi"]:
-        return [code in codes for codes in entry["codes"]]
-    return [c == code for c in entry["codes"]]
-
-
-def _counts(entry: dict, flt: dict, mask: Mask) -> dict[object, int]:
-    """How many rows of ``mask`` each value of a filter matches (a ladder's: each rung at or below a row's number)."""
-    counts: dict[object, int] = {}
-    if flt["kind"] == "ladder":
-        for rung in flt["ladder"]:
-            counts[rung] = sum(1 for n, m in zip(entry["numbers"], mask, strict=True) if m and n is not None
-                               and n >= rung)
-        return counts
-    for i, found in enumerate(entry["numbers"] if flt["kind"] == "year" else entry["codes"]):
-        if mask[i] and found is not None:
-            for key in (found if isinstance(found, list) else [found]):
-                value = key if flt["kind"] == "year" else entry["values"][key]
-                counts[value] = counts.get(value, 0) + 1
-    return counts
-
-
-def _all(masks: list[Mask], rows: int) -> Mask:
-    out = [True] * rows
-    for mask in masks:
-        out = [a and b for a, b in zip(out, mask, strict=True)]
-    return out
 
 
 def _candidates(listing: Listing, exact: dict[str, str]) -> list[tuple[tuple[str, ...], str]]:
@@ -109,8 +55,7 @@ def from_index(listing: Listing, values: dict[str, object], sort: str, page: int
     domain): the caller then reads whole combinations."""
     route = listing.route
     filters = listing.filters
-    if not route.get("index") or any("exists" in filters[n] or (filters[n]["kind"] == "text" and not _short(
-            filters[n], v)) for n, v in values.items()):
+    if not route.get("index") or not all(primitives.of(filters[n]).indexable(filters[n], v) for n, v in values.items()):
         return None
     raw = listing.fetch(route["index"])
     if raw is None:
@@ -119,7 +64,7 @@ def from_index(listing: Listing, values: dict[str, object], sort: str, page: int
     rows, per_page = index["rows"], route["per_page"]
     if any(name not in index["filters"] for name in values):
         return None
-    mask = _all([_mask(index["filters"][n], filters[n], v) for n, v in values.items()], rows)
+    mask = all_of([primitives.of(filters[n]).mask(index["filters"][n], filters[n], v) for n, v in values.items()], rows)
 
     def order(name: str) -> range | list[int]:
         return range(rows) if name == index["order"] else index["orders"][name]
@@ -133,21 +78,17 @@ def from_index(listing: Listing, values: dict[str, object], sort: str, page: int
         return listing.page([], 0, values, sort, page, {})
     exact: dict[str, str] = {}
     bases: dict[str, Mask] = {}
-    for name, value in values.items():
-        flt = filters[name]
-        if flt["kind"] == "ladder":
-            rungs = [r for r in flt["ladder"] if Decimal(r) <= value]  # type: ignore[operator]
-            if not rungs:
-                continue  # below the lowest rung: no file narrows it
-            exact[name] = str(max(rungs))
-            bases[name] = _mask(index["filters"][name], flt, Decimal(max(rungs)))
-        elif flt["kind"] != "text":  # a short prefix has no file: the other filters' files hold the answer
-            exact[name] = str(value)
-            bases[name] = _mask(index["filters"][name], flt, value)
+    for name, value in values.items():  # below the lowest rung, a short prefix, a filter without files: the other
+        flt = filters[name]  # filters' files hold the answer
+        reader = primitives.of(flt)
+        base = reader.base(flt, value)
+        if base is not None:
+            exact[name] = str(base)
+            bases[name] = reader.mask(index["filters"][name], flt, base)
     best: tuple[int, tuple[str, ...], str, dict[int, int]] | None = None
     needed = set(chosen)
     for names, base_sort in _candidates(listing, exact):
-        base = _all([bases[n] for n in names], rows)
+        base = all_of([bases[n] for n in names], rows)
         where: dict[int, int] = {}
         position = 0
         for i in order(base_sort):
@@ -176,6 +117,6 @@ def from_index(listing: Listing, values: dict[str, object], sort: str, page: int
                 found[i] = document["data"][p % per_page]
     if len(found) != len(chosen):
         return None
-    counts = {n: _counts(index["filters"][n], filters[n], mask) for n in listing.faceted(values)
-              if page == 1 and n in index["filters"]}
+    counts = {n: primitives.of(filters[n]).counts(index["filters"][n], filters[n], mask)
+              for n in listing.faceted(values) if page == 1 and n in index["filters"]}
     return listing.page([found[i] for i in chosen], total, values, sort, page, meta, counts)

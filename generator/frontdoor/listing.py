@@ -7,61 +7,18 @@ import functools
 import itertools
 import json
 import math
-import re
-from decimal import ROUND_CEILING, Decimal
+from decimal import Decimal
 from urllib.parse import quote
 
-from generator.frontdoor.common import JSON, NUMBER, PAGE, Answer, Fetch, Invalid, _dumps, not_found, query_words, words
+from generator.frontdoor import values as primitives
+from generator.frontdoor.common import JSON, PAGE, Answer, Fetch, Invalid, _dumps, not_found
 from generator.frontdoor.indexed import from_index
 from generator.frontdoor.space import slugify
+from generator.frontdoor.values import Row, get
 
-Row = dict[str, object]
-TEXT_MAX = 200
-"""Longest ``q`` (characters): the OpenAPI document's maxLength."""
-MAX_BOUND = Decimal(2**53)
-"""Above every valuation (the dataset's integers are at most 2^53 - 1): a larger bound means the same."""
-
-
-def _get(row: Row, dotted: str) -> object:
-    value: object = row
-    for part in dotted.split("."):
-        value = value.get(part) if isinstance(value, dict) else None
-    return value
-
-
-def _terms(row: Row, fields: list[str]) -> list[list[str]]:
-    return [words(str(value)) for f in fields if (value := row.get(f)) is not None]
-
-
-def text_matches(query: list[str], row: Row, fields: list[str], prefix: bool) -> bool:
-    """Whole words (``prefix`` False): every word of the query is a word of a field, or the query's words
-    glued together are one (``open ai`` finds OpenAI). Search (``prefix``): every word starts a word of a field,
-    or the glued words do."""
-    terms = [t for found in _terms(row, fields) for t in found]
-
-    def hit(word: str) -> bool:
-        return any(t.startswith(word) for t in terms) if prefix else word in terms
-
-    return all(hit(w) for w in query) or hit("".join(query))
-
-
-LISTED_MAX = 25
-"""A filter with at most this many values lists them all in the problem of an unknown value."""
-
-
-def unknown_hint(flt: dict, folded: str, where: str) -> str:
-    """What a 400 for an unknown value says: the values it may have meant (another source's word for one, or those
-    its separator-free spelling starts), every value when there are few (each as the dictionary writes it: ``S-1/A``),
-    and where they are all listed."""
-    canonical = sorted(set(flt.get("values", {}).values()))
-    shown = flt.get("shown", {})
-    compact = folded.replace("-", "")
-    suggested = flt.get("suggestions", {}).get(compact)
-    meant = [suggested] if suggested else [v for v in canonical if compact and v.replace("-", "").startswith(compact)]
-    hint = f"did you mean {' or '.join(f'`{shown.get(v, v)}`' for v in meant)}? " if 0 < len(meant) <= 3 else ""
-    if 0 < len(canonical) <= LISTED_MAX:
-        return f"{hint}one of {', '.join(shown.get(v, v) for v in canonical)}; {where}"
-    return hint + where
+NOT_INDEXED = ("answered from the route's query index only, which does not hold {others}: drop them or this "
+               "filter")
+"""Why a filter without files and without a row field cannot go with one the index does not hold."""
 
 
 class Listing:
@@ -73,44 +30,11 @@ class Listing:
     # values --------------------------------------------------------------------------------------------------
     def _value(self, flt: dict, raw: str) -> object:
         """The canonical value of one filter, or ``Invalid`` naming it."""
-        name, kind = flt["name"], flt["kind"]
+        name = flt["name"]
         where = f"see {self.route['path']}'s `{name}` in /api/query-space.json or /api/openapi"
         if not raw.strip():
             raise Invalid([{"name": name, "reason": "empty value"}], f"`{name}` is empty")
-        if kind == "ladder":
-            text = raw.strip()
-            if not NUMBER.fullmatch(text) or text.startswith("-"):
-                raise Invalid([{"name": name, "reason": "a non-negative number (e.g. 1500000000 or 1.5e9)"}],
-                              f"`{name}`: {raw!r} is not a non-negative number")
-            # valuations are whole dollars: a bound is the whole dollar at or above it (exact, and shown as such)
-            return min(Decimal(text).to_integral_value(rounding=ROUND_CEILING), MAX_BOUND)
-        if kind == "text":
-            if len(raw) > TEXT_MAX:
-                raise Invalid([{"name": name, "reason": f"at most {TEXT_MAX} characters"}], f"`{name}` is too long")
-            found = query_words(raw, flt["optional_words"])
-            if not found:
-                raise Invalid([{"name": name, "reason": "no letters or digits"}], f"`{name}`: {raw!r} has no word")
-            return found
-        if kind == "year":
-            text = raw.strip()
-            if not re.fullmatch(r"[0-9]{4}", text):  # ASCII digits only ("²²²²" is not a year)
-                raise Invalid([{"name": name, "reason": "a year, four digits"}], f"`{name}`: {raw!r} is not a year")
-            return int(text)
-        folded = slugify(raw)
-        compact = folded.replace("-", "")  # separators dropped: "ecommerce", "seriesA", "U.K."
-        padded = re.sub(r"-([0-9])$", r"-0\1", folded)  # a month written 2025-7 is 2025-07
-        if "exists" in flt:  # a resource by any of its keys (``company=1``, ``company=Stripe``): the files' key
-            found = self.fetch(flt["exists"].replace("{value}", folded)) if folded else None
-            if found is not None:
-                return json.loads(found)["data"][flt["canonical"]]
-        elif folded in flt["values"]:
-            return flt["values"][folded]
-        elif compact in flt["values"]:
-            return flt["values"][compact]
-        elif "pattern" in flt and re.fullmatch(flt["pattern"], padded):
-            return padded
-        raise Invalid([{"name": name, "reason": f"unknown value {raw!r}: {unknown_hint(flt, folded, where)}"}],
-                      f"`{name}`: unknown value {raw!r}")
+        return primitives.of(flt).parse(flt, raw, self.fetch, slugify, where)
 
     def _parse(self) -> tuple[dict[str, object], str, int]:
         problems: list[dict[str, str]] = []
@@ -153,8 +77,9 @@ class Listing:
         return groups is None or any(names <= set(g) for g in groups)
 
     def sorts_for(self, names: set[str]) -> list[str]:
+        """The sorts the files publish for a set of filters (a sort without files: none)."""
         if len(names) <= self.route["sort_depth"] and all(self.filters[n]["sortable"] for n in names):
-            return list(self.route["sorts"])
+            return [s for s, spec in self.route["sorts"].items() if spec["files"]]
         return [self.route["default_sort"]]
 
     def file(self, filters: dict[str, str], sort: str, page: int) -> str:
@@ -166,44 +91,27 @@ class Listing:
         """The file filters when one published file holds the answer, else None."""
         out: dict[str, str] = {}
         for name, value in values.items():
-            flt = self.filters[name]
-            if flt["kind"] == "ladder":
-                if value not in [Decimal(r) for r in flt["ladder"]]:
-                    return None
-                out[name] = str(int(value))  # type: ignore[call-overload]
-            elif flt["kind"] == "text":
-                shortest, longest = flt["prefixes"] or (1, flt["word_max"])
-                if len(value) != 1 or not shortest <= len(value[0]) <= longest:  # type: ignore[arg-type]
-                    return None
-                out[name] = value[0]  # type: ignore[index]
-            else:
-                out[name] = str(value)
+            found = primitives.of(self.filters[name]).exact(self.filters[name], value)
+            if found is None:
+                return None
+            out[name] = found
         if not self.combines(set(out)) or sort not in self.sorts_for(set(out)):
             return None
         return out
 
     def _bases(self, values: dict[str, object]) -> list[dict[str, str]]:
-        """Published supersets of the answer: its largest combinable set of exact filters (a ladder value lowered
-        to its rung, a text query to the words a file indexes); with text, one base per word tried."""
+        """Published supersets of the answer: its largest combinable set of filters that files narrow (a bound
+        moved to its rung, a text query to the words a file indexes); with text, one base per word tried."""
         exact: dict[str, str] = {}
         text: list[str] | None = None
         text_name = ""
         for name, value in values.items():
             flt = self.filters[name]
-            if flt["kind"] == "ladder":
-                rungs = [r for r in flt["ladder"] if Decimal(r) <= value]  # type: ignore[operator]
-                if rungs:
-                    exact[name] = str(max(rungs))
-            elif flt["kind"] == "text":
-                shortest, longest = flt["prefixes"] or (1, flt["word_max"])
-                glued = "".join(value)  # type: ignore[arg-type]
-                tried = [max(value, key=len), glued]  # type: ignore[type-var]
-                text = sorted({w[:longest] for w in tried if len(w) >= shortest})
-                if len(text) < 2 and flt["prefixes"] and any(len(w) < shortest for w in tried):
-                    text = None  # a word shorter than any indexed prefix: every row is a candidate
-                text_name = name
-            else:
-                exact[name] = str(value)
+            reader = primitives.of(flt)
+            if reader.several:
+                text, text_name = reader.alternatives(flt, value), name  # type: ignore[attr-defined]
+            elif (base := reader.base(flt, value)) is not None:
+                exact[name] = str(base)
         names = list(exact)
         best: dict[str, str] = {}
         for size in range(len(names), -1, -1):  # the largest set that combines, in declaration order
@@ -227,6 +135,7 @@ class Listing:
         indexed = from_index(self, values, sort, page)
         if indexed is not None:
             return indexed
+        self._check_in_memory(values)
         rows: dict[object, Row] = {}
         meta: dict[str, object] = {}
         for base in self._bases(values):
@@ -238,7 +147,8 @@ class Listing:
         chosen = [row for row in rows.values() if self._keep(row, values)]
         chosen.sort(key=functools.cmp_to_key(self._comparator(sort)))
         per_page = self.route["per_page"]
-        counts = {name: _counts(self.filters[name], chosen) for name in self.faceted(values) if page == 1}
+        counts = {name: primitives.of(self.filters[name]).row_counts(self.filters[name], chosen)
+                  for name in self.faceted(values) if page == 1}
         return self.page(chosen[(page - 1) * per_page: page * per_page], len(chosen), values, sort, page, meta,
                          counts)
 
@@ -266,29 +176,26 @@ class Listing:
     def _keep(self, row: Row, values: dict[str, object]) -> bool:
         for name, value in values.items():
             flt = self.filters[name]
-            if flt["kind"] == "text":
-                if not text_matches(value, row, flt["text_fields"], bool(flt["prefixes"])):  # type: ignore[arg-type]
-                    return False
-                continue
-            if flt["field"] is None:
-                continue  # held by every base (a filter rows do not carry is always in the base)
-            found = _get(row, flt["field"])
-            if flt["kind"] == "ladder":
-                if found is None or Decimal(str(found)) < value:  # type: ignore[operator]
-                    return False
-            elif flt["multi"]:
-                if not isinstance(found, list) or value not in found:
-                    return False
-            elif found != value:
+            if not primitives.of(flt).keep(flt, value, row):
                 return False
         return True
+
+    def _check_in_memory(self, values: dict[str, object]) -> None:
+        """A filter without files that rows do not carry is answered from the index only: a query with a filter the
+        index does not hold is a problem naming it."""
+        unheld = [n for n in values if not primitives.of(self.filters[n]).indexable(self.filters[n], values[n])]
+        for name in values:
+            if not self.filters[name]["files"] and self.filters[name]["field"] is None and unheld:
+                others = ", ".join(f"`{n}`" for n in unheld)
+                raise Invalid([{"name": name, "reason": NOT_INDEXED.format(others=others)}],
+                              f"`{name}`: {NOT_INDEXED.format(others=others)}")
 
     def _comparator(self, sort: str):  # noqa: ANN202
         spec = self.route["sorts"][sort]
         keys = self.route["key"]
 
         def compare(a: Row, b: Row) -> int:
-            x, y = _get(a, spec["field"]), _get(b, spec["field"])
+            x, y = get(a, spec["field"]), get(b, spec["field"])
             if spec["lower"]:
                 x, y = (str(v).lower() if v is not None else None for v in (x, y))
             if x != y:
@@ -306,8 +213,8 @@ class Listing:
 
     def faceted(self, values: dict[str, object]) -> list[str]:
         """The filters whose refinements of the answer page 1 counts, as a file's: those one filter deeper that
-        the files publish (every kind but text, not applied, combinable with the applied ones)."""
-        return [f["name"] for f in self.route["filters"] if f["kind"] != "text" and f["name"] not in values
+        the files publish (faceted, not applied, combinable with the applied ones)."""
+        return [f["name"] for f in self.route["filters"] if f["faceted"] and f["name"] not in values
                 and f["field"] is not None and self.combines({*values, f["name"]})]
 
     def page(self, data: list[Row], total: int, values: dict[str, object], sort: str, page: int,
@@ -342,22 +249,6 @@ class Listing:
                     cut.append(name)
             meta.update(facets=facets, facets_truncated=cut)
         return Answer(200, _dumps({"data": data, "meta": meta, "links": links}), JSON)
-
-
-def _counts(flt: dict, rows: list[Row]) -> dict[object, int]:
-    """How many of ``rows`` each value of a filter matches (a ladder's: each rung at or below a row's number)."""
-    counts: dict[object, int] = {}
-    for row in rows:
-        found = _get(row, flt["field"])
-        if flt["kind"] == "ladder":
-            keys = [r for r in flt["ladder"] if found is not None and Decimal(str(found)) >= r]
-        elif flt["multi"]:
-            keys = sorted(set(found)) if isinstance(found, list) else []
-        else:
-            keys = [] if found is None else [found]
-        for key in keys:
-            counts[key] = counts.get(key, 0) + 1
-    return counts
 
 
 def _shown(value: object) -> object:

@@ -27,7 +27,6 @@ from generator.api.registry import (
     LIST_ROUTES,
     PAGE_PARAM,
     SORT_PARAM,
-    WORD_MAX,
     Filter,
     ListRoute,
 )
@@ -39,8 +38,6 @@ QUERY_SPACE_FILE = "/api/query-space.json"
 VERSION = 1
 TRACKING = ("utm_*", "fbclid", "gclid", "msclkid", "mc_cid", "mc_eid")
 """Parameters a link tracker adds: ignored by the front door (they never change an answer)."""
-PATTERNS = {"month": r"[0-9]{4}-(0[1-9]|1[0-2])"}
-"""Filters whose every well-formed value is valid (a month without events answers an empty list)."""
 LEGAL_FORMS = ("ab", "ag", "as", "asa", "bv", "co", "corp", "corporation", "gmbh", "group", "holding", "holdings",
                "inc", "incorporated", "kk", "limited", "llc", "llp", "lp", "ltd", "nv", "oyj", "plc", "pte", "pty",
                "sa", "se", "spa", "the")
@@ -118,47 +115,52 @@ def _aliases(values: list[str], names: dict[str, list[str]], initials: bool = Fa
 
 def _field(route: ListRoute, flt: Filter) -> str | None:
     """The row field a filter tests in memory (dotted into a struct), or None when rows do not carry it."""
-    column = flt.column.strip('"')
+    column = flt.kind.row_field(flt)
     fields = route.model.model_fields
-    if flt.kind == "year":  # the year of a date column: rows carry it as ``year``
-        return "year" if "year" in fields else None
     if column in fields:
         return column
     head, _, tail = column.partition(".")
     return column if tail and head in fields else None
 
 
-def _text_fields(route: ListRoute, flt: Filter) -> list[str]:
-    """The row fields whose words a text filter indexes (``name || ' ' || coalesce(ticker, '')``)."""
-    fields = route.model.model_fields
-    found = [word for word in re.findall(r"[a-z_]+", flt.column) if word in fields]
-    return found or ["name"]
+class _Vocabulary:
+    """What the query space knows of a route's values beyond the registry (``kinds.Vocabulary``)."""
 
+    def __init__(self, route: ListRoute, names: dict[str, dict[str, list[str]]]) -> None:
+        self.route, self.names = route, names
 
-def _filter(route: ListRoute, flt: Filter, values: list[str], names: dict[str, list[str]]) -> dict[str, object]:
-    entry: dict[str, object] = {"name": flt.name, "kind": flt.kind, "field": _field(route, flt), "multi": flt.multi,
-                                "sortable": flt.sortable}
-    if flt.kind == "text":
-        entry.update(text_fields=_text_fields(route, flt), word_max=WORD_MAX, optional_words=list(LEGAL_FORMS),
-                     prefixes=list(flt.prefixes) if flt.prefixes else None)
-    elif flt.kind == "ladder":
-        entry["ladder"] = sorted(int(v) for v in flt.domain)
-    elif flt.kind == "year":
-        entry["values"] = sorted(int(v) for v in values)
-    elif flt.name in OPEN_DOMAINS:
-        entry["exists"], entry["canonical"] = OPEN_DOMAINS[flt.name]
-    else:
+    def text(self, flt: Filter) -> dict[str, object]:
+        """The row fields whose words a text filter indexes (``name || ' ' || coalesce(ticker, '')``), and the
+        words a query may carry that a name need not have."""
+        fields = self.route.model.model_fields
+        found = [word for word in re.findall(r"[a-z_]+", flt.column) if word in fields]
+        return {"text_fields": found or ["name"], "optional_words": list(LEGAL_FORMS)}
+
+    def choices(self, flt: Filter, values: list[str]) -> dict[str, object]:
+        """A category's values by every spelling (or the resource that proves one), as written, and the words of
+        other sources for them."""
+        if flt.name in OPEN_DOMAINS:
+            exists, canonical = OPEN_DOMAINS[flt.name]
+            return {"exists": exists, "canonical": canonical}
+        route, names = self.route, self.names.get(flt.name, {})
         declared = [str(v) for v in flt.domain] if isinstance(flt.domain, tuple) else []
         written = vocabulary(VOCABULARIES[route.name, flt.name]) if (route.name, flt.name) in VOCABULARIES else {}
         names = {**names, **{slug: [*names.get(slug, []), w] for slug, w in written.items() if w != slug}}
-        entry["values"] = _aliases(sorted({*values, *declared, *written, *names}), names, flt.name in INITIALS)
+        entry: dict[str, object] = {"values": _aliases(sorted({*values, *declared, *written, *names}), names,
+                                                       flt.name in INITIALS)}
         if any(w != slug for slug, w in written.items()):  # the 400 lists the values as written (``S-1/A``)
             entry["shown"] = {slug: w for slug, w in sorted(written.items()) if w != slug}
         if (route.name, flt.name) in SUGGESTIONS:
             entry["suggestions"] = SUGGESTIONS[route.name, flt.name]
-        if flt.name in PATTERNS:  # a well-formed value without rows is an empty answer, not an unknown one
-            entry["pattern"] = PATTERNS[flt.name]
-    return entry
+        return entry
+
+
+def _filter(route: ListRoute, flt: Filter, values: list[str], names: dict[str, dict[str, list[str]]]) -> dict:
+    """A filter's description for the resolvers: its name, kind and row field, whether it has files and facets,
+    and its values as its kind describes them (``kinds.Kind.describe``)."""
+    return {"name": flt.name, "kind": flt.kind.name, "field": _field(route, flt), "multi": flt.multi,
+            "sortable": flt.sortable, "files": flt.published, "faceted": flt.faceted,
+            **flt.kind.describe(flt, values, _Vocabulary(route, names))}
 
 
 KEY_FIELDS = {"search": ["type", "slug"], "trending": ["kind", "rank"]}
@@ -178,7 +180,7 @@ def _sorts(route: ListRoute) -> dict[str, dict[str, object]]:
         field, descending = route.sort_field(value)
         folded = field.expression.startswith("lower(")
         column = field.expression.removeprefix("lower(").removesuffix(")")
-        sorts[value] = {"field": column, "desc": descending, "lower": folded}
+        sorts[value] = {"field": column, "desc": descending, "lower": folded, "files": field.published}
     return sorts
 
 
@@ -186,9 +188,10 @@ def _list_route(route: ListRoute, domains: dict[str, list[str]], names: dict[str
     return {
         "path": route.path, "key": _key(route), "per_page": route.per_page,
         "params": [*(f.name for f in route.filters), SORT_PARAM, PAGE_PARAM],
-        "filters": [_filter(route, f, domains.get(f.name, []), names.get(f.name, {})) for f in route.filters],
+        "filters": [_filter(route, f, domains.get(f.name, []), names) for f in route.filters],
         "sorts": _sorts(route), "default_sort": route.default_sort, "sort_depth": route.sort_depth,
-        "combinable": [list(g) for g in route.combinable] if route.combinable is not None else None,
+        "combinable": None if route.combinable is None and all(f.published for f in route.filters)
+        else [[f.name for f in g] for g in route.file_groups],  # the combinations that have files
         "default_filters": dict(route.default_filters), "index": route.index_file,
         "value_sorts": {name: sorts for (r, name), sorts in VALUE_SORTS.items() if r == route.name},
         "facet_limit": FACET_LIMIT,

@@ -3,7 +3,8 @@
 Everything route-specific comes from ``generator.api.registry.ROUTES`` (paths, filters, sorts, page sizes, which
 filters combine), the problem documents from ``generator.api.problems`` and the dataset's title, as-of date and
 disclaimer from ``DatasetInfo``; the lead passes a few example URLs per route that exist in the build. The
-page is rendered by ``templates/index.html.j2`` (autoescaped) and needs no network resource besides the API.
+page is rendered by ``templates/index.html.j2`` (autoescaped) and needs no network resource besides the API: its
+charts are drawn at build time (``generator.hosts.charts``), its query console is ``templates/console.js.j2``.
 """
 
 from __future__ import annotations
@@ -32,7 +33,8 @@ from generator.api.registry import (
 )
 from generator.api.rewrites import NOT_FOUND_FILE, Router, rules
 from generator.dataset.schema import TABLES, DatasetInfo
-from generator.hosts import templates
+from generator.frontdoor.space import QUERY_SPACE_FILE
+from generator.hosts import charts, templates
 
 TEMPLATE = "index.html.j2"
 TOP_COMPANIES_ROUTE = "companies"
@@ -46,13 +48,6 @@ def segments(text: str) -> list[Segment]:
     """Split prose on backticks so the template can wrap code in ``<code>`` without unescaped markup."""
     parts = re.split(r"`([^`]*)`", text)
     return [(part, index % 2 == 1) for index, part in enumerate(parts) if part]
-
-
-def _usd_words(amount: int) -> str:
-    for size, word in ((10**12, "trillion"), (10**9, "billion"), (10**6, "million")):
-        if amount >= size and amount % (size // 10) == 0:
-            return f"{amount / size:g} {word}"
-    return f"{amount:,}"
 
 
 @dataclass
@@ -69,21 +64,10 @@ class FilterView:
 
 
 def _filter_view(flt: Filter) -> FilterView:
-    values: list[tuple[str, str]] = []
-    if flt.kind == "text":
-        note = ("Any indexed word prefix present in the data." if flt.prefixes else
-                "Any whole word of a name present in the data.")
-    elif flt.kind == "year":
-        note = "A four-digit year present in the data."
-    elif isinstance(flt.domain, tuple) and flt.domain:
-        ladder = flt.kind == "ladder"
-        values = [(str(v), f"${_usd_words(int(v))}" if ladder else "") for v in flt.domain]
-        note = "Whole USD." if ladder else ""
-    else:
-        note = "Values present in the data."
+    values, note = flt.kind.landing(flt)
     if flt.multi:
         note = f"{note} An item matches when its list contains the value.".strip()
-    return FilterView(flt.name, flt.kind, segments(flt.description), values, note, flt.multi, flt.sortable)
+    return FilterView(flt.name, flt.kind.name, segments(flt.description), values, note, flt.multi, flt.sortable)
 
 
 @dataclass
@@ -296,12 +280,12 @@ def _intro_example(views: list[RouteView], router: Router) -> ExampleView | None
         route = by_name.get(view.name)
         if route is None or len(route.sort_values) < 2:
             continue
-        kinds = {f.name: f.kind for f in route.filters}
+        kinds = {f.name: f.kind for f in route.filters}  # an example of one value (a category) reads plainest
         single = []
         for example in view.examples:
             params = [name for name, _ in parse_qsl(urlsplit(example.url).query)]
             if len(params) == 1 and params[0] in kinds:
-                single.append((kinds[params[0]] != "category", example.url))
+                single.append((not kinds[params[0]].exact, example.url))
         if single:
             default_field = route.default_sort.removeprefix("-")
             others = [v for v in route.sort_values if v.removeprefix("-") != default_field]
@@ -313,7 +297,8 @@ def _intro_example(views: list[RouteView], router: Router) -> ExampleView | None
     return max(candidates, key=lambda e: len(parse_qsl(urlsplit(e.url).query)))
 
 
-def context(info: DatasetInfo, examples: Mapping[str, Sequence[str]]) -> dict[str, object]:
+def context(info: DatasetInfo, examples: Mapping[str, Sequence[str]],
+            figures: charts.Figures | None = None) -> dict[str, object]:
     router = Router(rules())
     routes = [route_view(r, examples.get(r.name, ()), router) for r in ROUTES]
     top = next((r for r in ROUTES if isinstance(r, ListRoute) and r.name == TOP_COMPANIES_ROUTE), None)
@@ -332,9 +317,13 @@ def context(info: DatasetInfo, examples: Mapping[str, Sequence[str]]) -> dict[st
         "front_door": [(rule.label, segments(rule.text)) for rule in semantics.FRONT_DOOR_RULES],
         "front_door_where": segments(semantics.WHERE),
         "rewrite_only": segments(semantics.REWRITE_ONLY),
+        "top_file": top.file_path({}, top.default_sort, 1) if top else "",
+        "query_space": QUERY_SPACE_FILE,
+        "charts": charts.charts(figures),
     }
 
 
-def landing_page(info: DatasetInfo, examples: Mapping[str, Sequence[str]]) -> bytes:
+def landing_page(info: DatasetInfo, examples: Mapping[str, Sequence[str]],
+                 figures: charts.Figures | None = None) -> bytes:
     """The HTML of ``/index.html``, UTF-8."""
-    return templates.render(TEMPLATE, **context(info, examples)).encode("utf-8")
+    return templates.render(TEMPLATE, **context(info, examples, figures)).encode("utf-8")

@@ -106,7 +106,7 @@ def _order(previous: Previous | None) -> list[str]:
         return sorted(TASKS, key=lambda name: (-counts[name], TASKS.index(name)))
 
     def weight(route: ListRoute) -> tuple[int, int]:
-        text = any(f.kind == "text" for f in route.filters)
+        text = any(not f.kind.faceted for f in route.filters)  # words: a file per word or prefix
         per_company = any(f.name == "company" for f in route.filters)
         return (-2 * per_company - text, -len(route.sort_values) * len(route.filters))
 

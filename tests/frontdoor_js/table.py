@@ -66,7 +66,7 @@ def generated(space: dict) -> list[str]:
         for flt in route["filters"]:
             name = flt["name"]
             if flt["kind"] == "ladder":
-                values = [str(v) for v in flt["ladder"]] + [str(flt["ladder"][-1] // 3 + 1)]
+                values = [str(v) for v in flt["rungs"]] + [str(flt["rungs"][-1] // 3 + 1)]
             elif flt["kind"] == "year":
                 values = [str(v) for v in flt["values"]]
             elif flt["kind"] == "text":

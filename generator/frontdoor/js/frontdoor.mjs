@@ -11,15 +11,12 @@
 
 export const JSON_TYPE = "application/json; charset=utf-8";
 export const PROBLEM = "application/problem+json; charset=utf-8";
-const NUMBER = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$/;
 const PAGE = /^[1-9][0-9]{0,8}$/;
 const ALIASES = {query: "q", search: "q", text: "q", order: "sort", orderby: "sort", sortby: "sort",
   p: "page", pagenumber: "page", offset: "page", limit: "page", perpage: "page", pagesize: "page", size: "page",
   count: "page"};
 const PAGE_SIZE = ["offset", "limit", "perpage", "pagesize", "size", "count"];
 const LISTED_MAX = 25; // a filter with at most this many values lists them all in the problem of an unknown value
-const TEXT_MAX = 200; // longest `q` (characters): the OpenAPI document's maxLength
-const MAX_BOUND = 2 ** 53; // above every valuation (the dataset's integers are at most 2^53 - 1)
 
 class Invalid extends Error {
   constructor(params, detail) {
@@ -198,13 +195,15 @@ function cmpDecimal(a, b) {
   return order * a.sign;
 }
 
-/** min(ceil(value), 2**53) of a non-negative decimal, as a (then exact) number. */
-function ceilBound(value) {
+/** min(round(value), max) of a non-negative decimal, rounded up ("ceil"), down ("floor") or whole already (null),
+ * as a (then exact) number. */
+function bound(value, round, max) {
   if (!value.digits) return 0;
-  if (value.digits.length + value.exp > 17) return MAX_BOUND;
-  const whole = value.exp >= 0 ? BigInt(value.digits + "0".repeat(value.exp))
-    : BigInt(value.digits.slice(0, value.digits.length + value.exp) || "0") + 1n;  // digits end in non-zero
-  return whole >= BigInt(MAX_BOUND) ? MAX_BOUND : Number(whole);
+  if (value.digits.length + value.exp > String(max).length) return max;
+  let whole = BigInt(value.exp >= 0 ? value.digits + "0".repeat(value.exp)
+    : value.digits.slice(0, value.digits.length + value.exp) || "0");
+  if (value.exp < 0 && round === "ceil") whole += 1n; // digits end in non-zero: a fraction was cut
+  return whole >= BigInt(max) ? max : Number(whole);
 }
 
 // common.py -------------------------------------------------------------------------------------------------
@@ -321,48 +320,36 @@ function* combinations(items, size, start = 0) {
   }
 }
 
-class Listing {
-  constructor(fetch, route, params, meta) {
-    this.fetch = fetch;
-    this.route = route;
-    this.params = params;
-    this.meta = meta;
-    this.filters = Object.fromEntries(route.filters.map((f) => [f.name, f]));
-  }
+// values.py: the three primitives that read a filter's description (choice, number, words) --------------------
+const NOT_INDEXED = "answered from the route's query index only, which does not hold {others}: drop them or this "
+  + "filter";
+const COMPARE = {eq: (c) => c === 0, ge: (c) => c >= 0, le: (c) => c <= 0};
+const holds = (op, a, b) => COMPARE[op](cmpDecimal(decimalOf(a), decimalOf(b)));
 
-  async value(flt, raw) {
-    const {name, kind} = flt;
-    const where = `see ${this.route.path}'s \`${name}\` in /api/query-space.json or /api/openapi`;
-    if (!strip(raw)) throw new Invalid([{name, reason: "empty value"}], `\`${name}\` is empty`);
-    if (kind === "ladder") {
-      const text = strip(raw);
-      if (!NUMBER.test(text) || text.startsWith("-")) {
-        throw new Invalid([{name, reason: "a non-negative number (e.g. 1500000000 or 1.5e9)"}],
-          `\`${name}\`: ${repr(raw)} is not a non-negative number`);
-      }
-      // valuations are whole dollars: a bound is the whole dollar at or above it (exact, and shown as such)
-      return ceilBound(decimal(text));
-    }
-    if (kind === "text") {
-      if ([...raw].length > TEXT_MAX) {
-        throw new Invalid([{name, reason: `at most ${TEXT_MAX} characters`}], `\`${name}\` is too long`);
-      }
-      const found = queryWords(raw, flt.optional_words);
-      if (!found.length) throw new Invalid([{name, reason: "no letters or digits"}], `\`${name}\`: ${repr(raw)} has no word`);
-      return found;
-    }
-    if (kind === "year") {
-      const text = strip(raw);
-      if (!/^[0-9]{4}$/.test(text)) {
-        throw new Invalid([{name, reason: "a year, four digits"}], `\`${name}\`: ${repr(raw)} is not a year`);
-      }
-      return Number(text);
-    }
+function problemOf(flt, [reason, detail], raw) { // the description's reason and detail ({name}, {raw}: its repr)
+  return new Invalid([{name: flt.name, reason}],
+    detail.replaceAll("{name}", () => flt.name).replaceAll("{raw}", () => repr(raw)));
+}
+
+function tally(keys, counts) {
+  for (const key of keys) counts.set(key, (counts.get(key) || 0) + 1);
+}
+
+function starting(entry, word) {
+  const codes = new Set();
+  entry.values.forEach((v, i) => { if (v.startsWith(word)) codes.add(i); });
+  return entry.codes.map((found) => found.some((c) => codes.has(c)));
+}
+
+const choice = {
+  several: false,
+  async parse(flt, raw, fetch, where) {
+    const {name} = flt;
     const folded = slugify(raw);
     const compact = folded.replaceAll("-", ""); // separators dropped: "ecommerce", "seriesA", "U.K."
     const padded = folded.replace(/-([0-9])$/, "-0$1"); // a month written 2025-7 is 2025-07
     if ("exists" in flt) { // a resource by any of its keys (company=1, company=Stripe): the files' key
-      const found = folded ? await this.fetch(flt.exists.replaceAll("{value}", folded)) : null;
+      const found = folded ? await fetch(flt.exists.replaceAll("{value}", folded)) : null;
       if (found !== null) return JSON.parse(asText(found)).data[flt.canonical];
     } else if (Object.hasOwn(flt.values, folded)) {
       return flt.values[folded];
@@ -373,6 +360,129 @@ class Listing {
     }
     throw new Invalid([{name, reason: `unknown value ${repr(raw)}: ${unknownHint(flt, folded, where)}`}],
       `\`${name}\`: unknown value ${repr(raw)}`);
+  },
+  exact: (flt, value) => flt.files ? String(value) : null, // the file that holds exactly this value's rows
+  base: (flt, value) => flt.files ? value : null, // the file that holds them and fewest others
+  indexable: (flt) => !("exists" in flt),
+  keep(flt, value, row) { // a field rows do not carry: held by every base
+    if (flt.field === null) return true;
+    const found = get(row, flt.field);
+    return flt.multi ? Array.isArray(found) && found.includes(value) : found === value;
+  },
+  mask(entry, flt, value) {
+    const code = entry.values.indexOf(String(value));
+    if (code < 0) return new Array(entry.codes.length).fill(false);
+    if (flt.multi) return entry.codes.map((codes) => codes.includes(code));
+    return entry.codes.map((c) => c === code);
+  },
+  counts(entry, flt, mask) {
+    const counts = new Map();
+    entry.codes.forEach((found, i) => {
+      if (mask[i] && found !== null) tally((Array.isArray(found) ? found : [found]).map((c) => entry.values[c]), counts);
+    });
+    return counts;
+  },
+  rowCounts(flt, rows) {
+    const counts = new Map();
+    for (const row of rows) {
+      const found = get(row, flt.field);
+      if (flt.multi) tally(Array.isArray(found) ? [...new Set(found)].sort(cmpValue) : [], counts);
+      else if (found !== null) tally([found], counts);
+    }
+    return counts;
+  },
+};
+
+const number = {
+  ...choice,
+  async parse(flt, raw) {
+    const text = strip(raw);
+    if (!new RegExp(`^(?:${flt.pattern})$`).test(text)) throw problemOf(flt, flt.invalid, raw);
+    return bound(decimal(text), flt.round, flt.max);
+  },
+  rung(flt, value) { // the rung whose rows hold every row the value matches and fewest others
+    const holding = flt.rungs.filter((r) => COMPARE[flt.compare](cmpValue(value, r)));
+    if (!holding.length) return null;
+    return flt.compare === "ge" ? Math.max(...holding) : Math.min(...holding);
+  },
+  exact(flt, value) {
+    if ("rungs" in flt && !flt.rungs.includes(value)) return null;
+    return choice.exact(flt, value);
+  },
+  base: (flt, value) => "rungs" in flt && flt.files ? number.rung(flt, value) : choice.base(flt, value),
+  keep(flt, value, row) {
+    if (flt.field === null) return true;
+    const found = get(row, flt.field);
+    return found !== null && holds(flt.compare, found, value);
+  },
+  mask: (entry, flt, value) => entry.numbers.map((n) => n !== null && COMPARE[flt.compare](cmpValue(n, value))),
+  keys: (flt, found) => "rungs" in flt ? flt.rungs.filter((r) => holds(flt.compare, found, r)) : [found],
+  counts(entry, flt, mask) {
+    const counts = new Map();
+    entry.numbers.forEach((found, i) => { if (mask[i] && found !== null) tally(number.keys(flt, found), counts); });
+    return counts;
+  },
+  rowCounts(flt, rows) {
+    const counts = new Map();
+    for (const row of rows) {
+      const found = get(row, flt.field);
+      if (found !== null) tally(number.keys(flt, found), counts);
+    }
+    return counts;
+  },
+};
+
+const wordsValue = {
+  ...choice,
+  several: true, // several words: a published superset per word tried (alternatives)
+  async parse(flt, raw) {
+    if ([...raw].length > flt.max_length) throw problemOf(flt, flt.too_long, raw);
+    const found = queryWords(raw, flt.optional_words);
+    if (!found.length) throw problemOf(flt, flt.no_word, raw);
+    return found;
+  },
+  bounds: (flt) => flt.prefixes || [1, flt.word_max],
+  exact(flt, value) {
+    const [shortest, longest] = wordsValue.bounds(flt);
+    if (!flt.files || value.length !== 1 || !(shortest <= value[0].length && value[0].length <= longest)) return null;
+    return value[0];
+  },
+  base: () => null, // a word shorter than the files' is answered by the other filters' files
+  alternatives(flt, value) {
+    const [shortest, longest] = wordsValue.bounds(flt);
+    const longestWord = value.reduce((best, w) => w.length > best.length ? w : best, value[0]);
+    const tried = [longestWord, value.join("")];
+    const found = [...new Set(tried.filter((w) => w.length >= shortest).map((w) => w.slice(0, longest)))].sort(cmpStr);
+    if (!flt.files || (found.length < 2 && flt.prefixes && tried.some((w) => w.length < shortest))) return null;
+    return found;
+  },
+  // a prefix query whose words, glued too, are shorter than the shortest indexed prefix
+  indexable: (flt, value) => Boolean(flt.prefixes) && value.join("").length < flt.prefixes[0],
+  keep: (flt, value, row) => textMatches(value, row, flt.text_fields, Boolean(flt.prefixes)),
+  mask(entry, flt, value) { // every word starts a word of the row, or the words glued together do
+    const each = allOf(value.map((w) => starting(entry, w)), entry.codes.length);
+    const glued = starting(entry, value.join(""));
+    return each.map((a, i) => a || glued[i]);
+  },
+};
+
+const PRIMITIVES = {choice, number, words: wordsValue};
+const primitive = (flt) => PRIMITIVES[flt.value];
+
+class Listing {
+  constructor(fetch, route, params, meta) {
+    this.fetch = fetch;
+    this.route = route;
+    this.params = params;
+    this.meta = meta;
+    this.filters = Object.fromEntries(route.filters.map((f) => [f.name, f]));
+  }
+
+  async value(flt, raw) {
+    const {name} = flt;
+    const where = `see ${this.route.path}'s \`${name}\` in /api/query-space.json or /api/openapi`;
+    if (!strip(raw)) throw new Invalid([{name, reason: "empty value"}], `\`${name}\` is empty`);
+    return primitive(flt).parse(flt, raw, this.fetch, where);
   }
 
   async parse() {
@@ -422,9 +532,9 @@ class Listing {
     return groups === null || groups.some((g) => [...names].every((n) => g.includes(n)));
   }
 
-  sortsFor(names) {
+  sortsFor(names) { // the sorts the files publish for a set of filters (a sort without files: none)
     if (names.size <= this.route.sort_depth && [...names].every((n) => this.filters[n].sortable)) {
-      return Object.keys(this.route.sorts);
+      return Object.keys(this.route.sorts).filter((s) => this.route.sorts[s].files);
     }
     return [this.route.default_sort];
   }
@@ -438,18 +548,9 @@ class Listing {
   direct(values, sort) {
     const out = new Map();
     for (const [name, value] of values) {
-      const flt = this.filters[name];
-      if (flt.kind === "ladder") {
-        const rung = flt.ladder.find((r) => r === value);
-        if (rung === undefined) return null;
-        out.set(name, String(rung));
-      } else if (flt.kind === "text") {
-        const [shortest, longest] = flt.prefixes || [1, flt.word_max];
-        if (value.length !== 1 || !(shortest <= value[0].length && value[0].length <= longest)) return null;
-        out.set(name, value[0]);
-      } else {
-        out.set(name, String(value));
-      }
+      const found = primitive(this.filters[name]).exact(this.filters[name], value);
+      if (found === null) return null;
+      out.set(name, found);
     }
     const names = new Set(out.keys());
     if (!this.combines(names) || !this.sortsFor(names).includes(sort)) return null;
@@ -462,19 +563,13 @@ class Listing {
     let textName = "";
     for (const [name, value] of values) {
       const flt = this.filters[name];
-      if (flt.kind === "ladder") {
-        const rungs = flt.ladder.filter((r) => r <= value);
-        if (rungs.length) exact.set(name, String(Math.max(...rungs)));
-      } else if (flt.kind === "text") {
-        const [shortest, longest] = flt.prefixes || [1, flt.word_max];
-        const glued = value.join("");
-        const longestWord = value.reduce((best, w) => w.length > best.length ? w : best, value[0]);
-        const tried = [longestWord, glued];
-        text = [...new Set(tried.filter((w) => w.length >= shortest).map((w) => w.slice(0, longest)))].sort(cmpStr);
-        if (text.length < 2 && flt.prefixes && tried.some((w) => w.length < shortest)) text = null;
+      const reader = primitive(flt);
+      if (reader.several) {
+        text = reader.alternatives(flt, value);
         textName = name;
       } else {
-        exact.set(name, String(value));
+        const base = reader.base(flt, value);
+        if (base !== null) exact.set(name, String(base));
       }
     }
     const names = [...exact.keys()];
@@ -499,6 +594,7 @@ class Listing {
     if (direct !== null) return this.fromFile(direct, sort, page, values);
     const indexed = await fromIndex(this, values, sort, page);
     if (indexed !== null) return indexed;
+    this.checkInMemory(values);
     const rows = new Map();
     let meta = {};
     for (const base of this.bases(values)) {
@@ -513,8 +609,8 @@ class Listing {
     const chosen = [...rows.values()].filter((row) => this.keep(row, values));
     chosen.sort(this.comparator(sort));
     const perPage = this.route.per_page;
-    const counts = page === 1 ? new Map(this.faceted(values).map((n) => [n, rowCounts(this.filters[n], chosen)]))
-      : null;
+    const counts = page === 1 ? new Map(this.faceted(values)
+      .map((n) => [n, primitive(this.filters[n]).rowCounts(this.filters[n], chosen)])) : null;
     return this.page(chosen.slice((page - 1) * perPage, page * perPage), chosen.length, values, sort, page, meta,
       counts);
   }
@@ -543,22 +639,22 @@ class Listing {
 
   keep(row, values) {
     for (const [name, value] of values) {
-      const flt = this.filters[name];
-      if (flt.kind === "text") {
-        if (!textMatches(value, row, flt.text_fields, Boolean(flt.prefixes))) return false;
-        continue;
-      }
-      if (flt.field === null) continue;
-      const found = get(row, flt.field);
-      if (flt.kind === "ladder") {
-        if (found === null || cmpDecimal(decimalOf(found), decimalOf(value)) < 0) return false;
-      } else if (flt.multi) {
-        if (!Array.isArray(found) || !found.includes(value)) return false;
-      } else if (found !== value) {
-        return false;
-      }
+      if (!primitive(this.filters[name]).keep(this.filters[name], value, row)) return false;
     }
     return true;
+  }
+
+  checkInMemory(values) {
+    // a filter without files that rows do not carry is answered from the index only: a query with a filter the
+    // index does not hold is a problem naming it
+    const unheld = [...values].filter(([n, v]) => !primitive(this.filters[n]).indexable(this.filters[n], v))
+      .map(([n]) => n);
+    for (const name of values.keys()) {
+      if (!this.filters[name].files && this.filters[name].field === null && unheld.length) {
+        const reason = NOT_INDEXED.replace("{others}", unheld.map((n) => `\`${n}\``).join(", "));
+        throw new Invalid([{name, reason}], `\`${name}\`: ${reason}`);
+      }
+    }
   }
 
   comparator(sort) {
@@ -581,8 +677,8 @@ class Listing {
 
   faceted(values) {
     // the filters whose refinements of the answer page 1 counts, as a file's: those one filter deeper that the
-    // files publish (every kind but text, not applied, combinable with the applied ones)
-    return this.route.filters.filter((f) => f.kind !== "text" && !values.has(f.name) && f.field !== null
+    // files publish (faceted, not applied, combinable with the applied ones)
+    return this.route.filters.filter((f) => f.faceted && !values.has(f.name) && f.field !== null
       && this.combines(new Set([...values.keys(), f.name]))).map((f) => f.name);
   }
 
@@ -619,71 +715,12 @@ class Listing {
   }
 }
 
-/** How many of `rows` each value of a filter matches (a ladder's: each rung at or below a row's number). */
-function rowCounts(flt, rows) {
-  const counts = new Map();
-  for (const row of rows) {
-    const found = get(row, flt.field);
-    let keys;
-    if (flt.kind === "ladder") {
-      keys = flt.ladder.filter((r) => found !== null && cmpDecimal(decimalOf(found), decimalOf(r)) >= 0);
-    } else if (flt.multi) keys = Array.isArray(found) ? [...new Set(found)].sort(cmpValue) : [];
-    else keys = found === null ? [] : [found];
-    for (const key of keys) counts.set(key, (counts.get(key) || 0) + 1);
-  }
-  return counts;
-}
-
-// indexed.py ------------------------------------------------------------------------------------------------
-function isShort(flt, value) {
-  return Boolean(flt.prefixes) && value.join("").length < flt.prefixes[0];
-}
-
-/** How many rows of `mask` each value of a filter matches (a ladder's: each rung at or below a row's number). */
-function indexCounts(entry, flt, mask) {
-  const counts = new Map();
-  if (flt.kind === "ladder") {
-    for (const rung of flt.ladder) {
-      counts.set(rung, entry.numbers.filter((n, i) => mask[i] && n !== null && n >= rung).length);
-    }
-    return counts;
-  }
-  const year = flt.kind === "year";
-  (year ? entry.numbers : entry.codes).forEach((found, i) => {
-    if (!mask[i] || found === null) return;
-    for (const key of Array.isArray(found) ? found : [found]) {
-      const value = year ? key : entry.values[key];
-      counts.set(value, (counts.get(value) || 0) + 1);
-    }
-  });
-  return counts;
-}
-
 function allOf(masks, rows) {
   const out = new Array(rows).fill(true);
   for (const mask of masks) for (let i = 0; i < rows; i++) out[i] = out[i] && mask[i];
   return out;
 }
 
-function starting(entry, word) {
-  const codes = new Set();
-  entry.values.forEach((v, i) => { if (v.startsWith(word)) codes.add(i); });
-  return entry.codes.map((found) => found.some((c) => codes.has(c)));
-}
-
-function indexMask(entry, flt, value) {
-  if (flt.kind === "text") { // every word starts a word of the row, or the words glued together do
-    const each = allOf(value.map((w) => starting(entry, w)), entry.codes.length);
-    const glued = starting(entry, value.join(""));
-    return each.map((a, i) => a || glued[i]);
-  }
-  if (flt.kind === "ladder") return entry.numbers.map((n) => n !== null && n >= value);
-  if (flt.kind === "year") return entry.numbers.map((n) => n === value);
-  const code = entry.values.indexOf(String(value));
-  if (code < 0) return new Array(entry.codes.length).fill(false);
-  if (flt.multi) return entry.codes.map((codes) => codes.includes(code));
-  return entry.codes.map((c) => c === code);
-}
 
 function indexCandidates(listing, exact) {
   const route = listing.route;
@@ -723,15 +760,14 @@ async function fromIndex(listing, values, sort, page) {
   const filters = listing.filters;
   if (!route.index) return null;
   for (const [name, value] of values) {
-    const flt = filters[name];
-    if ("exists" in flt || (flt.kind === "text" && !isShort(flt, value))) return null;
+    if (!primitive(filters[name]).indexable(filters[name], value)) return null;
   }
   const raw = await listing.fetch(route.index);
   if (raw === null) return null;
   const index = parsedIndex(raw);
   const rows = index.rows, perPage = route.per_page;
   if ([...values.keys()].some((name) => !Object.hasOwn(index.filters, name))) return null;
-  const mask = allOf([...values].map(([n, v]) => indexMask(index.filters[n], filters[n], v)), rows);
+  const mask = allOf([...values].map(([n, v]) => primitive(filters[n]).mask(index.filters[n], filters[n], v)), rows);
   const numbered = Array.from({length: rows}, (_, i) => i); // the default order, made once
   const order = (name) => name === index.order ? numbered : index.orders[name];
   const matches = order(sort).filter((i) => mask[i]);
@@ -741,17 +777,12 @@ async function fromIndex(listing, values, sort, page) {
   if (!chosen.length) return listing.page([], 0, values, sort, page, {});
   const exact = new Map();
   const bases = new Map();
-  for (const [name, value] of values) {
-    const flt = filters[name];
-    if (flt.kind === "ladder") {
-      const rungs = flt.ladder.filter((r) => r <= value);
-      if (!rungs.length) continue; // below the lowest rung: no file narrows it
-      const rung = Math.max(...rungs);
-      exact.set(name, String(rung));
-      bases.set(name, indexMask(index.filters[name], flt, rung));
-    } else if (flt.kind !== "text") { // a short prefix has no file: the other filters' files hold the answer
-      exact.set(name, String(value));
-      bases.set(name, indexMask(index.filters[name], flt, value));
+  for (const [name, value] of values) { // below the lowest rung, a short prefix, a filter without files: the
+    const flt = filters[name]; // other filters' files hold the answer
+    const base = primitive(flt).base(flt, value);
+    if (base !== null) {
+      exact.set(name, String(base));
+      bases.set(name, primitive(flt).mask(index.filters[name], flt, base));
     }
   }
   const needed = new Set(chosen);
@@ -790,7 +821,7 @@ async function fromIndex(listing, values, sort, page) {
   }
   if (found.size !== chosen.length) return null;
   const counts = page === 1 ? new Map(listing.faceted(values).filter((n) => Object.hasOwn(index.filters, n))
-    .map((n) => [n, indexCounts(index.filters[n], filters[n], mask)])) : null;
+    .map((n) => [n, primitive(filters[n]).counts(index.filters[n], filters[n], mask)])) : null;
   return listing.page(chosen.map((i) => found.get(i)), total, values, sort, page, meta, counts);
 }
 
