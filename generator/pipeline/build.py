@@ -25,7 +25,7 @@ from generator.dataset import database, load, serialize
 from generator.dataset.load import DATASET_INFO_FILE
 from generator.dataset.schema import TABLES, DatasetInfo
 from generator.frontdoor.space import QUERY_SPACE_FILE, query_space
-from generator.hosts import configs, landing, templates
+from generator.hosts import charts, configs, landing, templates
 from generator.hosts.templates import TEMPLATE_DIR
 from generator.output import recycle
 from generator.output.staged import BOOKKEEPING
@@ -268,7 +268,7 @@ def _build(config: BuildConfig, out: Path, progress: Progress, committed: list[b
                 stage.done("exports")
             progress("docs: openapi, landing page, errors")
             domains = {name: result.domains for name, result in results.items()}
-            _write_documents(writer, info, domains, listings.examples)
+            _write_documents(writer, info, domains, listings.examples, charts.figures(con, info))
             writer.write(QUERY_SPACE_FILE, serialize.document(query_space(con, info, domains)))
             _write_bookkeeping(writer, info, inputs)  # last: they count and digest every other file
             _count_by_kind(report, writer)
@@ -325,12 +325,12 @@ def _write_exports(
 
 def _write_documents(
     writer: OutputWriter, info: DatasetInfo, domains: dict[str, dict[str, list[str]]],
-    detail_urls: dict[str, list[str]],
+    detail_urls: dict[str, list[str]], figures: charts.Figures,
 ) -> None:
     """The OpenAPI document (its parameters list the values that have files), the landing page with examples
-    from the registry, the problem documents and the hosts' headers file."""
+    from the registry and charts of the data, the problem documents and the hosts' headers file."""
     writer.write(DOCUMENT_ROUTES[0].file, serialize.document(openapi.document(info, domains)))
-    writer.write("/index.html", landing.landing_page(info, example_urls(domains, detail_urls)))
+    writer.write("/index.html", landing.landing_page(info, example_urls(domains, detail_urls), figures))
     for path, body in problems.problem_files():
         writer.write(path, body)
     writer.write(HEADERS_FILE, configs.headers_file().encode())
