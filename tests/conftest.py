@@ -24,7 +24,9 @@ from generator.dataset.schema import DatasetInfo
 from generator.frontdoor.resolver import Resolver
 from generator.frontdoor.space import QUERY_SPACE_FILE
 from generator.hosts.serve import make_server
-from generator.pipeline.build import BuildConfig, build
+from generator.pipeline.budget import BUDGET_COMPANIES, BUDGET_SEED
+from generator.pipeline.build import BuildConfig, BuildReport, build
+from generator.synth.dataset import synthesize
 
 ROOT = Path(__file__).resolve().parent.parent
 TINY = ROOT / "tests" / "fixtures" / "tiny"
@@ -89,6 +91,26 @@ def tiny_build(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("tiny") / "dist"
     build(BuildConfig(TINY, out))
     return out
+
+
+@dataclass(frozen=True)
+class Build10k:
+    data: Path
+    dist: Path
+    report: BuildReport
+    seconds: float
+    """Wall time of synthesizing and building."""
+
+
+@pytest.fixture(scope="session")
+def build_10k(tmp_path_factory: pytest.TempPathFactory) -> Build10k:
+    """``synth --companies 10000 --seed 1``, built: the size the output's budget is stated at (tests/test_budget.py)
+    and the conformance table is checked at (tests/test_frontdoor_10k.py)."""
+    folder = tmp_path_factory.mktemp("synth10k")
+    started = time.perf_counter()
+    synthesize(folder / "data", companies=BUDGET_COMPANIES, seed=BUDGET_SEED)
+    report = build(BuildConfig(folder / "data", folder / "dist"))
+    return Build10k(folder / "data", folder / "dist", report, time.perf_counter() - started)
 
 
 @pytest.fixture(scope="session")

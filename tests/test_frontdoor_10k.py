@@ -19,10 +19,9 @@ from generator.dataset.load import validate
 from generator.dataset.schema import DatasetInfo
 from generator.frontdoor.resolver import Resolver
 from generator.frontdoor.space import QUERY_SPACE_FILE
-from generator.pipeline.build import BuildConfig, build
-from generator.synth.dataset import synthesize
 from tests.frontdoor_js.table import ISSUE, generated
 
+from .conftest import Build10k
 from .test_frontdoor import ISSUE_TABLE, NATURAL, _check, _generated
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -30,11 +29,8 @@ NODE = shutil.which("node") or "node"
 
 
 @pytest.fixture(scope="module")
-def synth_10k(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    folder = tmp_path_factory.mktemp("synth10k")
-    synthesize(folder / "data", companies=10_000, seed=1)
-    build(BuildConfig(folder / "data", folder / "dist"))
-    return folder / "data", folder / "dist"
+def synth_10k(build_10k: Build10k) -> tuple[Path, Path]:
+    return build_10k.data, build_10k.dist
 
 
 @pytest.fixture(scope="module")

@@ -265,8 +265,8 @@ def example_urls(domains: dict[str, dict[str, list[str]]], detail_urls: dict[str
             values = domains.get(route.name, {}).get(flt.name) or []
             if values:
                 urls.append(f"{route.path}?{flt.name}={values[len(values) // 2]}")
-        if len(route.sort_values) > 1:
-            urls.append(f"{route.path}?sort={route.sort_values[-1]}")
+        if len(route.published_sorts) > 1:
+            urls.append(f"{route.path}?sort={route.published_sorts[-1]}")
         examples[route.name] = urls
     for detail in DETAIL_ROUTES:
         examples[detail.name] = list(detail_urls.get(detail.name, []))
@@ -278,10 +278,11 @@ def example_urls(domains: dict[str, dict[str, list[str]]], detail_urls: dict[str
 
 
 def path_words() -> frozenset[str]:
-    """Path words that listings use below a collection (lowercased: a profile is found in any case)."""
+    """Path words that listings use below a collection (lowercased: a profile is found in any case); a filter
+    without files has no folder."""
     words = {SORT_PARAM, PAGE_PARAM, UNFILTERED, "index", "errors"}
     for route in LIST_ROUTES:
-        words.update(f.name.lower() for f in route.filters)
+        words.update(f.name.lower() for f in route.filters if f.published)
     return frozenset(words)
 
 

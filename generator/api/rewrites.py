@@ -62,12 +62,12 @@ def list_route_rules(route: ListRoute) -> list[Rule]:
     rules = [Rule(route.path, route.combination_error, 404, names) for names in route.refused_sets()]
     order = [f.name for f in route.filters] + [SORT_PARAM, PAGE_PARAM]
     subsets: set[tuple[str, ...]] = set()
-    for group in route.groups:
+    for group in route.file_groups:  # a filter without files has no rule: only the front door answers it
         names = [f.name for f in group] + [SORT_PARAM, PAGE_PARAM]
         for size in range(len(names) + 1):
             for subset in itertools.combinations(names, size):
                 applied = {n for n in subset if n in filter_names}
-                if SORT_PARAM in subset and len(route.sorts_for(applied)) < len(route.sort_values):
+                if SORT_PARAM in subset and len(route.sorts_for(applied)) < len(route.published_sorts):
                     continue  # refused above
                 subsets.add(tuple(sorted(subset, key=order.index)))
     for subset in sorted(subsets, key=lambda c: (-len(c), [order.index(n) for n in c])):

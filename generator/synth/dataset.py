@@ -28,7 +28,7 @@ import shutil
 from collections.abc import Callable
 from pathlib import Path
 
-from generator.dataset.schema import TABLES
+from generator.dataset.schema import RESERVED_SLUGS, TABLES
 from generator.synth.events import MarketEvents
 from generator.synth.vocab import (
     _AS_OF,
@@ -56,7 +56,6 @@ from generator.synth.vocab import (
 
 REFERENCE_DIR = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "tiny"
 REFERENCE_TABLES = ("sectors", "countries", "exchanges")
-RESERVED_SLUGS = frozenset({"sector", "country", "minvaluation", "sort", "page", "q", "all", "index", "errors"})
 
 _FIELDS = {table.name: tuple(table.model.model_fields) for table in TABLES}
 _FIELD_SETS = {name: frozenset(fields) for name, fields in _FIELDS.items()}

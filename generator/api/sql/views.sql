@@ -86,6 +86,35 @@ SELECT company_id, list(alias ORDER BY kind, alias) AS also_known_as
 FROM company_aliases
 GROUP BY company_id;
 
+-- The companies listing's rows (companies.sql), which the pre-IPO rows extend (pre_ipos.sql): the fields of a
+-- CompanyListItem plus filter columns (founded_year: not in the rows' model, so no file carries it).
+-- valuation_usd/_date/_basis are the current valuation only (company_valuation says which are current); the last
+-- known figure, current or not, is in the profile.
+CREATE VIEW company_rows AS
+SELECT
+    c.id,
+    c.slug,
+    c.name,
+    c.sector,
+    c.country,
+    c.status,
+    c.ticker,
+    c.exchange,
+    v.current_valuation_usd AS valuation_usd,
+    CASE WHEN v.valuation_is_current THEN c.valuation_date END AS valuation_date,
+    CASE WHEN v.valuation_is_current THEN c.valuation_basis END AS valuation_basis,
+    r.total_raised_usd,
+    r.last_round_stage,
+    r.last_round_date,
+    '/api/companies/' || c.slug || '.json' AS url,
+    v.valuation_is_current,
+    coalesce(ak.also_known_as, []) AS also_known_as,
+    c.founded_year
+FROM companies AS c
+JOIN company_valuation AS v ON v.company_id = c.id
+LEFT JOIN company_funding AS r ON r.company_id = c.id
+LEFT JOIN company_also_known_as AS ak ON ak.company_id = c.id;
+
 -- The investors listing's rows (investors.sql), which each profile extends (investor_profiles.sql):
 -- One row per investor with portfolio, round and lead counts.
 CREATE VIEW investor_rows AS

@@ -1,0 +1,67 @@
+"""The output's budget: the files and bytes each endpoint may take at ``BUDGET_COMPANIES`` synthetic companies
+(``python -m generator synth --companies 10000 --seed 1``), within the totals BENCHMARKS.md states (150k files,
+600 MB published). The suite builds that dataset (tests/test_budget.py) and fails naming each endpoint past its
+figure; a change that needs more must take it from another endpoint's budget, or raise the total on purpose.
+
+The endpoints' byte budgets add up to no more than the total, so no endpoint can grow unnoticed into the others'
+headroom. Measured at 10k when set (bytes, files): 599.56 MB and 95,315 published files.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import NamedTuple
+
+BUDGET_COMPANIES = 10_000
+BUDGET_SEED = 1
+
+
+class Budget(NamedTuple):
+    files: int
+    bytes: int
+
+
+TOTAL = Budget(150_000, 600_000_000)
+ENDPOINTS: dict[str, Budget] = {
+    "404.html": Budget(1, 10_000),
+    "_headers": Budget(1, 10_000),
+    "index.html": Budget(1, 200_000),
+    "api/calendar": Budget(1_030, 13_980_000),
+    "api/companies": Budget(42_620, 161_380_000),
+    "api/errors": Budget(20, 10_000),
+    "api/export": Budget(70, 78_100_000),
+    "api/filings": Budget(3_610, 30_440_000),
+    "api/funding": Budget(7_670, 93_440_000),
+    "api/industries": Budget(30, 1_930_000),
+    "api/investors": Budget(9_860, 36_360_000),
+    "api/ipos": Budget(1_790, 29_340_000),
+    "api/news": Budget(9_710, 41_020_000),
+    "api/offerings": Budget(160, 1_340_000),
+    "api/openapi.json": Budget(1, 270_000),
+    "api/pre-ipos": Budget(14_320, 67_380_000),
+    "api/query-index": Budget(13, 1_020_000),
+    "api/query-space.json": Budget(1, 40_000),
+    "api/search": Budget(8_970, 28_360_000),
+    "api/trending": Budget(270, 15_120_000),
+}
+"""Per endpoint (``output.staged.endpoint_of``: ``api/<route>`` with its detail files, or a file at the top)."""
+
+
+def over_budget(files: Mapping[str, int], sizes: Mapping[str, int]) -> list[str]:
+    """What exceeds the budget, one line per endpoint (an endpoint without a budget is one), then the totals; empty
+    when the output fits. ``files`` and ``sizes``: published files and bytes by endpoint (``BuildReport``)."""
+    out = []
+    for endpoint in sorted(files):
+        budget = ENDPOINTS.get(endpoint)
+        if budget is None:
+            out.append(f"{endpoint}: {files[endpoint]:,} files, {sizes[endpoint]:,} bytes and no budget "
+                       f"(declare one in generator/pipeline/budget.py)")
+            continue
+        if files[endpoint] > budget.files:
+            out.append(f"{endpoint}: {files[endpoint]:,} files, over its budget of {budget.files:,}")
+        if sizes[endpoint] > budget.bytes:
+            out.append(f"{endpoint}: {sizes[endpoint]:,} bytes, over its budget of {budget.bytes:,}")
+    total = Budget(sum(files.values()), sum(sizes.values()))
+    if total.files > TOTAL.files or total.bytes > TOTAL.bytes:
+        out.append(f"total: {total.files:,} files and {total.bytes:,} bytes, over {TOTAL.files:,} and {TOTAL.bytes:,}")
+    return out
