@@ -22,61 +22,9 @@ from generator.frontdoor.resolver import Resolver
 from generator.frontdoor.space import LEGAL_FORMS, VALUE_SORTS, slugify
 
 from .conftest import Served
+from .frontdoor_js.table import BAD, ISSUE_36, ISSUE_TABLE, NATURAL
 
 ROUTES = {route.name: route for route in LIST_ROUTES}
-
-ISSUE_TABLE = [  # the issue's table: query as a person writes it, the status, and the rows the SQL oracle gives
-    "/api/companies?minValuation=1500000000", "/api/companies?sector=Fintech", "/api/companies?country=US",
-    "/api/companies?country=United%20States", "/api/filings?form=S-1", "/api/ipos?status=Listed",
-    "/api/companies?sector=fintech&country=us&sort=valuation", "/api/companies?q=Stripe",
-    "/api/companies?q=open%20ai", "/api/companies?q=stripe&sector=fintech", "/api/search?q=stripe",
-]
-NATURAL = [
-    "/api/companies?minValuation=1.5e9&sort=name&page=2", "/api/companies?minValuation=0",
-    "/api/companies?minValuation=25000000000&sort=valuation", "/api/companies?country=usa&status=Private",
-    "/api/companies?sector=Artificial%20Intelligence&sort=name", "/api/companies?q=META%20platforms",
-    "/api/pre-ipos?minValuation=2e10&stage=Series%20E", "/api/pre-ipos?q=open%20ai&sort=name",
-    "/api/ipos?status=listed&year=2021&sort=-proceeds", "/api/ipos?exchange=NYSE&year=2020",
-    "/api/filings?company=stripe&year=2024", "/api/filings?form=424B4&year=2021", "/api/search?q=st",
-    "/api/search?q=s&type=company", "/api/search?q=nvid", "/api/search?q=Open%20AI",
-    "/api/funding?stage=Seed&sort=-amount",
-    "/api/investors?type=vc&country=us&sort=name", "/api/offerings?kind=tender&sort=-amount&year=2024",
-    "/api/calendar?month=2031-01", "/api/companies?sector=e-commerce&",
-    "/api/companies?utm_source=news&sector=fintech",
-    # values without their separators, initials of a sector's name, other country names and codes
-    "/api/companies?country=UK&sector=AI", "/api/companies?country=U.K.", "/api/companies?sector=ecommerce",
-    "/api/pre-ipos?sector=HealthTech&stage=seriesE", "/api/funding?stage=SeriesA&sort=-date",
-    "/api/calendar?type=Lock-up%20expiry&when=past", "/api/filings?form=S1", "/api/filings?form=424%20B4",
-    "/api/companies?country=UAE", "/api/ipos?exchange=xnas&year=2021",
-    # legal forms beside a name's words: dropped; alone: words like any other
-    "/api/companies?q=Stripe%20Inc.", "/api/companies?q=the%20trade%20desk", "/api/companies?q=group",
-    "/api/search?q=nvidia%20corp", "/api/pre-ipos?q=SpaceX%20Corp&sort=name",
-    "/api/companies?sector=fintech&sort=%2Bvaluation", "/api/calendar?month=2025-7",
-]
-ISSUE_36 = [  # the last wrong answers: a company by its id; values the dictionary allows that no row has; the
-    # calendar's default on every query; page 1's facets on composed answers
-    "/api/filings?company=1", "/api/news?company=539", "/api/news?company=539&tag=funding",
-    "/api/filings?company=1&form=S-1", "/api/filings?company=Meta-Platforms&year=2024",
-    "/api/pre-ipos?stage=pre-seed", "/api/news?tag=layoffs", "/api/filings?form=RW", "/api/filings?form=424B1",
-    "/api/funding?stage=Pre-Seed&sort=-amount", "/api/filings?form=rw&year=2024", "/api/investors?type=bank",
-    "/api/calendar?type=listing", "/api/calendar?month=2024-11", "/api/calendar?when=past",
-    "/api/calendar?type=listing&when=past", "/api/calendar?when=past&sort=date&page=2",
-    "/api/calendar?type=lockup-expiry&sort=-date", "/api/calendar?type=expected-listing",
-    "/api/search?q=stripe", "/api/search?q=o", "/api/companies?minValuation=1.5e9",
-    "/api/companies?sector=fintech&status=private&sort=name", "/api/funding?stage=seed&sector=fintech&sort=-amount",
-    "/api/investors?type=vc&country=us&sort=-leads", "/api/companies?q=%C3%BB",
-]
-BAD = {  # query -> the parameters the 400 problem must name
-    "/api/companies?minvaluation=1000000000": ["minvaluation"], "/api/companies?min_valuation=1": ["min_valuation"],
-    "/api/companies?Sector=fintech": ["Sector"], "/api/companies?page=0": ["page"], "/api/companies?page=abc": ["page"],
-    "/api/companies?sector=nowhere": ["sector"], "/api/companies?minValuation=-5": ["minValuation"],
-    "/api/companies?sector=fintech&sector=biotech": ["sector"], "/api/ipos?sort=name": ["sort"],
-    "/api/companies?limit=10&sector=fintech": ["limit"], "/api/calendar?type=lockup": ["type"],
-    "/api/companies?sector=me": ["sector"], "/api/companies?country=sk": ["country"],
-    "/api/ipos?status=priced": ["status"], "/api/filings?form=S-2": ["form"],
-    "/api/filings?company=no-such-company": ["company"],
-}
-
 
 _MATERIALIZED: dict[int, str] = {}
 """Connection -> the route whose rows its ``oracle`` table holds."""
