@@ -4,6 +4,7 @@ builds with ``mkdocs build --strict`` (broken links and anchors fail) into a tem
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import re
@@ -171,7 +172,7 @@ def test_every_docs_page_is_in_the_nav() -> None:
 
 
 def _mkdocs() -> None:
-    if shutil.which("mkdocs") is None:
+    if importlib.util.find_spec("mkdocs") is None or importlib.util.find_spec("material") is None:
         if os.environ.get("CI"):
             pytest.fail("mkdocs is missing: the test extras (pip install -e '.[test]') install it")
         pytest.skip("mkdocs is not installed")
@@ -198,6 +199,9 @@ def test_docs_site_builds_strict(tmp_path: Path) -> None:
     for table in TABLES:  # the generated dictionary, included whole
         assert table.file_name in dictionary, table.file_name
     assert "Build benchmarks" in (tmp_path / "site" / "benchmarks.html").read_text(encoding="utf-8")
+    for page in (tmp_path / "site").rglob("*.html"):  # read offline too: no font, script or style from elsewhere
+        text = page.read_text(encoding="utf-8")
+        assert not re.search(r'<(?:link|script)[^>]+(?:href|src)="(?:https?:)?//', text), page
 
 
 def test_docs_site_build_fails_on_a_broken_link(tmp_path: Path) -> None:
