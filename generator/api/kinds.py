@@ -25,8 +25,8 @@ INDEX_PREFIX = 2
 """A text filter's query index holds the first this many characters of each word (the word, when shorter)."""
 UNSIGNED = r"(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?"
 """A non-negative number as the front door takes it: ``1500000000``, ``1.5e9``, ``2.5``."""
-FRONT_DOOR_ONLY = (" Front door only: no published file holds this filter (a static host without code answers "
-                   "its path-style URLs only), the front door answers it from the route's query index.")
+FRONT_DOOR_ONLY = (" Front door only: no file holds this filter; the front door answers it from the route's query "
+                   "index. A host with rewrite rules only ignores it, as any parameter it does not know.")
 
 
 class FilterLike(Protocol):

@@ -63,10 +63,17 @@ def problem_files() -> Iterator[tuple[str, bytes]]:
         f"{EXPORT_ROUTE.path}: `format` is one of {', '.join(EXPORT_ROUTE.formats)}.",
     )
     for route in LIST_ROUTES:
+        only = [f"`{f.name}`" for f in route.filters if not f.published]
+        if only:
+            yield route.front_door_error, problem(
+                f"{route.name}-front-door-only", "Parameter answered by the front door only", 404,
+                f"{route.path}: no file holds {', '.join(only)}; the query front door answers them (serve, the Netlify "
+                "Edge Function, the Cloudflare worker, the clients). This host serves the published files alone.",
+            )
         unsorted = route.unsorted_sets()
         if not route.incompatible_sets() and not unsorted:
             continue
-        allowed = "; ".join(", ".join(f"`{f.name}`" for f in group) for group in route.groups)
+        allowed = "; ".join(", ".join(f"`{f.name}`" for f in group) for group in route.file_groups)
         detail = f"{route.path}: these filters can be used together, with `page`: {allowed}."
         if unsorted:
             sets = "; ".join(" + ".join(f"`{n}`" for n in names) for names in unsorted)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import typing
 
 from generator.api import responses
-from generator.api.kinds import CATEGORY, LADDER_USD, MONTH, TEXT, YEAR
+from generator.api.kinds import CATEGORY, LADDER_USD, MONTH, TEXT, YEAR, YEARS, Bound, UpperBound, Year
 from generator.api.routes import (  # noqa: F401  (re-exported: the registry is where callers find them)
     EXPORT_DATASET,
     EXPORT_FORMAT_ALIASES,
@@ -90,11 +90,16 @@ ROUTES: tuple[ListRoute | DetailRoute | ExportRoute | DocumentRoute, ...] = (
     ListRoute(
         name="companies", path="/api/companies", summary="Filtered list of companies",
         description="Every company of the dataset, public and private. `sector`, `country`, `minValuation` and "
-        "`status` combine freely with each other, `sort` and `page`; `q` combines with `page` only.",
+        "`status` combine freely with each other, `sort` and `page`; `q` combines with `page` only. `founded`, "
+        "`minFounded` and `maxFounded` (the query front door only) combine with all of them but `q`.",
         rows_sql="companies", model=responses.CompanyListItem, key="id",
         filters=(COMPANY_TEXT, SECTOR, COUNTRY, MIN_VALUATION,
-                 _category("status", "Company status.", domain=_values(schema.CompanyStatus))),
-        combinable=(("q",), ("sector", "country", "minValuation", "status")),
+                 _category("status", "Company status.", domain=_values(schema.CompanyStatus)),
+                 Filter("founded", Year(date=False), "founded_year", "Year the company was founded.", published=False),
+                 Filter("minFounded", Bound(YEARS), "founded_year", "Founded in this year or later.", published=False),
+                 Filter("maxFounded", UpperBound(YEARS), "founded_year", "Founded in this year or earlier.",
+                        published=False)),
+        combinable=(("q",), ("sector", "country", "minValuation", "status", "founded", "minFounded", "maxFounded")),
         sorts=(VALUATION, NAME_ASC), default_sort="-valuation",
     ),
     DetailRoute(
@@ -111,7 +116,8 @@ ROUTES: tuple[ListRoute | DetailRoute | ExportRoute | DocumentRoute, ...] = (
             Filter("year", YEAR, "status_date", "Year of the status date.", "SELECT DISTINCT year FROM rows"),
             _category("exchange", "Exchange slug."),
         ),
-        sorts=(SortField("date", "status_date"), SortField("proceeds", "proceeds_usd", ("desc",))),
+        sorts=(SortField("date", "status_date"), SortField("proceeds", "proceeds_usd", ("desc",)),
+               SortField("return", "first_day_return", ("desc",), published=False)),
         default_sort="-date",
     ),
     ListRoute(
@@ -249,6 +255,9 @@ ROUTES: tuple[ListRoute | DetailRoute | ExportRoute | DocumentRoute, ...] = (
 )
 
 LIST_ROUTES = tuple(r for r in ROUTES if isinstance(r, ListRoute))
+FILE_ROUTES = tuple(r.files_view for r in LIST_ROUTES)
+"""The listings as their files publish them (what hosts without code serve): without the filters and sorts declared
+``published=False``, which the front door alone answers."""
 DETAIL_ROUTES = tuple(r for r in ROUTES if isinstance(r, DetailRoute))
 EXPORT_ROUTE = next(r for r in ROUTES if isinstance(r, ExportRoute))
 DOCUMENT_ROUTES = tuple(r for r in ROUTES if isinstance(r, DocumentRoute))

@@ -57,9 +57,10 @@ def list_route_rules(route: ListRoute) -> list[Rule]:
     """Rules of one listing: filter sets that cannot combine first, then every allowed set, largest first."""
     filter_names = {f.name for f in route.filters}
     defaults = dict(route.default_filters)
-    # A request naming filters that cannot combine (or a sort with a filter that takes the default order only)
-    # gets a clear answer instead of a silently ignored parameter.
-    rules = [Rule(route.path, route.combination_error, 404, names) for names in route.refused_sets()]
+    # A request naming filters that cannot combine (or a sort with a filter that takes the default order only), or a
+    # filter only the front door answers, gets a clear answer instead of a silently ignored parameter.
+    rules = [Rule(route.path, route.front_door_error, 404, (f.name,)) for f in route.filters if not f.published]
+    rules += [Rule(route.path, route.combination_error, 404, names) for names in route.refused_sets()]
     order = [f.name for f in route.filters] + [SORT_PARAM, PAGE_PARAM]
     subsets: set[tuple[str, ...]] = set()
     for group in route.file_groups:  # a filter without files has no rule: only the front door answers it

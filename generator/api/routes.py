@@ -16,6 +16,7 @@ build fast: on a real disk a folder costs several times a small file.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from dataclasses import dataclass, field
 from typing import Literal
@@ -171,6 +172,11 @@ class ListRoute:
     def combination_error(self) -> str:
         return f"/api/errors/{self.name}-filter-combination.json"
 
+    @property
+    def front_door_error(self) -> str:
+        """The problem a host without the front door answers a filter without files with."""
+        return f"/api/errors/{self.name}-front-door-only.json"
+
     def sort_field(self, value: str) -> tuple[SortField, bool]:
         """The field and whether it is descending, for a sort value such as ``-valuation``."""
         name = value.removeprefix("-")
@@ -188,6 +194,17 @@ class ListRoute:
         return [tuple(by_name[n] for n in by_name if n in group) for group in self.combinable]
 
     @property
+    def files_view(self) -> ListRoute:
+        """The route as its files publish it (what rewrite rules and hosts without code see): without the filters
+        and sorts only the front door answers."""
+        if all(f.published for f in self.filters) and all(s.published for s in self.sorts):
+            return self
+        return dataclasses.replace(
+            self, filters=tuple(f for f in self.filters if f.published),
+            sorts=tuple(s for s in self.sorts if s.published),
+            combinable=tuple(tuple(f.name for f in group) for group in self.file_groups))
+
+    @property
     def file_groups(self) -> list[tuple[Filter, ...]]:
         """The groups as the files publish them: without the filters that have no files."""
         out: list[tuple[Filter, ...]] = []
@@ -199,9 +216,10 @@ class ListRoute:
 
     def incompatible_sets(self) -> list[tuple[str, ...]]:
         """The smallest sets of filters that no group contains (pairs, or e.g. three filters that only
-        combine two at a time): a request naming all filters of one of them gets a problem response."""
-        names = [f.name for f in self.filters]
-        groups = [{f.name for f in g} for g in self.groups]
+        combine two at a time): a request naming all filters of one of them gets a problem response (from the files:
+        filters without files are the front door's)."""
+        names = [f.name for f in self.filters if f.published]
+        groups = [{f.name for f in g} for g in self.file_groups]
         found: list[tuple[str, ...]] = []
         for size in range(2, len(names) + 1):
             for subset in itertools.combinations(names, size):
@@ -228,10 +246,10 @@ class ListRoute:
 
     def unsorted_sets(self) -> list[tuple[str, ...]]:
         """The smallest filter sets that take the default order only (each refused with ``sort``)."""
-        if len(self.sort_values) < 2:
+        if len(self.published_sorts) < 2:
             return []
-        out = [(f.name,) for f in self.filters if not f.sortable]
-        for group in self.groups:
+        out = [(f.name,) for f in self.filters if not f.sortable and f.published]
+        for group in self.file_groups:
             names = [f.name for f in group if f.sortable]
             out += [c for c in itertools.combinations(names, self.sort_depth + 1) if c not in out]
         return out

@@ -62,9 +62,10 @@ def from_index(listing: Listing, values: dict[str, object], sort: str, page: int
         return None
     index = json.loads(raw)
     rows, per_page = index["rows"], route["per_page"]
-    if any(name not in index["filters"] for name in values):
+    held = {n: index["filters"][e] if isinstance(e, str) else e for n, e in index["filters"].items()}  # a name: the
+    if any(name not in held for name in values):  # same entry as that filter's (two bounds on one column)
         return None
-    mask = all_of([primitives.of(filters[n]).mask(index["filters"][n], filters[n], v) for n, v in values.items()], rows)
+    mask = all_of([primitives.of(filters[n]).mask(held[n], filters[n], v) for n, v in values.items()], rows)
 
     def order(name: str) -> range | list[int]:
         return range(rows) if name == index["order"] else index["orders"][name]
@@ -84,7 +85,7 @@ def from_index(listing: Listing, values: dict[str, object], sort: str, page: int
         base = reader.base(flt, value)
         if base is not None:
             exact[name] = str(base)
-            bases[name] = reader.mask(index["filters"][name], flt, base)
+            bases[name] = reader.mask(held[name], flt, base)
     best: tuple[int, tuple[str, ...], str, dict[int, int]] | None = None
     needed = set(chosen)
     for names, base_sort in _candidates(listing, exact):
@@ -117,6 +118,6 @@ def from_index(listing: Listing, values: dict[str, object], sort: str, page: int
                 found[i] = document["data"][p % per_page]
     if len(found) != len(chosen):
         return None
-    counts = {n: primitives.of(filters[n]).counts(index["filters"][n], filters[n], mask)
-              for n in listing.faceted(values) if page == 1 and n in index["filters"]}
+    counts = {n: primitives.of(filters[n]).counts(held[n], filters[n], mask)
+              for n in listing.faceted(values) if page == 1 and n in held}
     return listing.page([found[i] for i in chosen], total, values, sort, page, meta, counts)

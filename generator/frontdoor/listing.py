@@ -16,9 +16,9 @@ from generator.frontdoor.indexed import from_index
 from generator.frontdoor.space import slugify
 from generator.frontdoor.values import Row, get
 
-NOT_INDEXED = ("answered from the route's query index only, which does not hold {others}: drop them or this "
-               "filter")
-"""Why a filter without files and without a row field cannot go with one the index does not hold."""
+NOT_INDEXED = "{path}: `{name}` is answered from the query index, which does not hold {others}: drop one of them"
+"""Why a filter without files that rows do not carry cannot go with one the index does not hold (a 404, as a
+combination the files do not publish is on hosts without code)."""
 
 
 class Listing:
@@ -135,7 +135,9 @@ class Listing:
         indexed = from_index(self, values, sort, page)
         if indexed is not None:
             return indexed
-        self._check_in_memory(values)
+        refused = self._unanswerable(values)
+        if refused is not None:
+            return refused
         rows: dict[object, Row] = {}
         meta: dict[str, object] = {}
         for base in self._bases(values):
@@ -180,15 +182,15 @@ class Listing:
                 return False
         return True
 
-    def _check_in_memory(self, values: dict[str, object]) -> None:
-        """A filter without files that rows do not carry is answered from the index only: a query with a filter the
-        index does not hold is a problem naming it."""
+    def _unanswerable(self, values: dict[str, object]) -> Answer | None:
+        """A filter without files that rows do not carry is answered from the index only: with a filter the index
+        does not hold, the query has no answer (a 404 naming both)."""
         unheld = [n for n in values if not primitives.of(self.filters[n]).indexable(self.filters[n], values[n])]
         for name in values:
             if not self.filters[name]["files"] and self.filters[name]["field"] is None and unheld:
                 others = ", ".join(f"`{n}`" for n in unheld)
-                raise Invalid([{"name": name, "reason": NOT_INDEXED.format(others=others)}],
-                              f"`{name}`: {NOT_INDEXED.format(others=others)}")
+                return not_found(NOT_INDEXED.format(path=self.route["path"], name=name, others=others))
+        return None
 
     def _comparator(self, sort: str):  # noqa: ANN202
         spec = self.route["sorts"][sort]
@@ -214,8 +216,9 @@ class Listing:
     def faceted(self, values: dict[str, object]) -> list[str]:
         """The filters whose refinements of the answer page 1 counts, as a file's: those one filter deeper that
         the files publish (faceted, not applied, combinable with the applied ones)."""
+        applied = {n for n in values if self.filters[n]["files"]}  # a filter without files narrows, no more
         return [f["name"] for f in self.route["filters"] if f["faceted"] and f["name"] not in values
-                and f["field"] is not None and self.combines({*values, f["name"]})]
+                and f["field"] is not None and self.combines({*applied, f["name"]})]
 
     def page(self, data: list[Row], total: int, values: dict[str, object], sort: str, page: int,
              base_meta: dict[str, object], counts: dict[str, dict[object, int]] | None = None) -> Answer:

@@ -321,8 +321,9 @@ function* combinations(items, size, start = 0) {
 }
 
 // values.py: the three primitives that read a filter's description (choice, number, words) --------------------
-const NOT_INDEXED = "answered from the route's query index only, which does not hold {others}: drop them or this "
-  + "filter";
+// a filter without files that rows do not carry goes only with filters the index holds (else a 404, as a combination
+// the files do not publish is on hosts without code)
+const NOT_INDEXED = "{path}: `{name}` is answered from the query index, which does not hold {others}: drop one of them";
 const COMPARE = {eq: (c) => c === 0, ge: (c) => c >= 0, le: (c) => c <= 0};
 const holds = (op, a, b) => COMPARE[op](cmpDecimal(decimalOf(a), decimalOf(b)));
 
@@ -594,7 +595,8 @@ class Listing {
     if (direct !== null) return this.fromFile(direct, sort, page, values);
     const indexed = await fromIndex(this, values, sort, page);
     if (indexed !== null) return indexed;
-    this.checkInMemory(values);
+    const refused = this.unanswerable(values);
+    if (refused !== null) return refused;
     const rows = new Map();
     let meta = {};
     for (const base of this.bases(values)) {
@@ -644,17 +646,17 @@ class Listing {
     return true;
   }
 
-  checkInMemory(values) {
-    // a filter without files that rows do not carry is answered from the index only: a query with a filter the
-    // index does not hold is a problem naming it
+  unanswerable(values) {
     const unheld = [...values].filter(([n, v]) => !primitive(this.filters[n]).indexable(this.filters[n], v))
       .map(([n]) => n);
     for (const name of values.keys()) {
       if (!this.filters[name].files && this.filters[name].field === null && unheld.length) {
-        const reason = NOT_INDEXED.replace("{others}", unheld.map((n) => `\`${n}\``).join(", "));
-        throw new Invalid([{name, reason}], `\`${name}\`: ${reason}`);
+        const others = unheld.map((n) => `\`${n}\``).join(", ");
+        return notFound(NOT_INDEXED.replace("{path}", () => this.route.path).replace("{name}", () => name)
+          .replace("{others}", () => others));
       }
     }
+    return null;
   }
 
   comparator(sort) {
@@ -678,8 +680,9 @@ class Listing {
   faceted(values) {
     // the filters whose refinements of the answer page 1 counts, as a file's: those one filter deeper that the
     // files publish (faceted, not applied, combinable with the applied ones)
+    const applied = [...values.keys()].filter((n) => this.filters[n].files); // one without files narrows, no more
     return this.route.filters.filter((f) => f.faceted && !values.has(f.name) && f.field !== null
-      && this.combines(new Set([...values.keys(), f.name]))).map((f) => f.name);
+      && this.combines(new Set([...applied, f.name]))).map((f) => f.name);
   }
 
   page(data, total, values, sort, page, baseMeta, counts = null) {
@@ -766,8 +769,10 @@ async function fromIndex(listing, values, sort, page) {
   if (raw === null) return null;
   const index = parsedIndex(raw);
   const rows = index.rows, perPage = route.per_page;
-  if ([...values.keys()].some((name) => !Object.hasOwn(index.filters, name))) return null;
-  const mask = allOf([...values].map(([n, v]) => primitive(filters[n]).mask(index.filters[n], filters[n], v)), rows);
+  const held = Object.fromEntries(Object.entries(index.filters) // a name: the same entry as that filter's
+    .map(([n, e]) => [n, typeof e === "string" ? index.filters[e] : e]));
+  if ([...values.keys()].some((name) => !Object.hasOwn(held, name))) return null;
+  const mask = allOf([...values].map(([n, v]) => primitive(filters[n]).mask(held[n], filters[n], v)), rows);
   const numbered = Array.from({length: rows}, (_, i) => i); // the default order, made once
   const order = (name) => name === index.order ? numbered : index.orders[name];
   const matches = order(sort).filter((i) => mask[i]);
@@ -782,7 +787,7 @@ async function fromIndex(listing, values, sort, page) {
     const base = primitive(flt).base(flt, value);
     if (base !== null) {
       exact.set(name, String(base));
-      bases.set(name, primitive(flt).mask(index.filters[name], flt, base));
+      bases.set(name, primitive(flt).mask(held[name], flt, base));
     }
   }
   const needed = new Set(chosen);
@@ -820,8 +825,8 @@ async function fromIndex(listing, values, sort, page) {
     }
   }
   if (found.size !== chosen.length) return null;
-  const counts = page === 1 ? new Map(listing.faceted(values).filter((n) => Object.hasOwn(index.filters, n))
-    .map((n) => [n, primitive(filters[n]).counts(index.filters[n], filters[n], mask)])) : null;
+  const counts = page === 1 ? new Map(listing.faceted(values).filter((n) => Object.hasOwn(held, n))
+    .map((n) => [n, primitive(filters[n]).counts(held[n], filters[n], mask)])) : null;
   return listing.page(chosen.map((i) => found.get(i)), total, values, sort, page, meta, counts);
 }
 
