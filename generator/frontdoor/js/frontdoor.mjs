@@ -467,7 +467,7 @@ const wordsValue = {
   },
 };
 
-const PRIMITIVES = {choice, number, words: wordsValue};
+export const PRIMITIVES = {choice, number, words: wordsValue}; // exported for tests/test_kinds.py
 const primitive = (flt) => PRIMITIVES[flt.value];
 
 class Listing {
