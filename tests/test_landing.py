@@ -96,10 +96,11 @@ def compute_examples(root: Path) -> dict[str, list[str]]:
                 values = sorted(p.name.partition("=")[2] for p in folder.glob(f"{flt.name}=*") if p.is_dir())
                 if values:
                     urls.append(f"{route.path}?{flt.name}={quote(values[len(values) // 2])}")
-            sort = route.sort_values[-1]
+            published = route.published_sorts  # a front-door-only sort has no file to show
+            sort = published[-1]
             if (root / route.file_path({}, sort, 2).lstrip("/")).is_file():
                 urls.append(f"{route.path}?sort={sort}&page=2")
-            elif len(route.sort_values) > 1:
+            elif len(published) > 1:
                 urls.append(f"{route.path}?sort={sort}")
             out[route.name] = urls
         elif isinstance(route, DetailRoute):

@@ -139,6 +139,25 @@ def test_console_answers_through_the_front_door_on_serve(landing: Landing, tmp_p
     assert url == query
     assert status.startswith("200 ·") and "answered by the host" in status, status
     assert answer == _shown(json.loads(landing.get(query)[2]))
+    _controls_follow_the_query_space(result.stdout, json.loads(landing.get("/api/query-space.json")[2]))
+
+
+def _controls_follow_the_query_space(dom: str, space: dict) -> None:
+    """The console's controls for /api/companies: a list of the published rungs or values where the query space
+    gives them (each value once, by its canonical name), a text field where it does not; and the route's sorts."""
+    route = space["routes"]["companies"]
+    for flt in route["filters"]:
+        control = re.search(rf'<(select|input) id="console-p-{flt["name"]}"[^>]*>(.*?</select>)?', dom, re.S)
+        assert control, flt["name"]
+        values = flt.get("values") or {}
+        wanted = [str(r) for r in flt.get("rungs") or flt.get("ladder") or []] or sorted(
+            {str(v) for v in (values.values() if isinstance(values, dict) else values)})
+        if wanted:
+            assert re.findall(r'<option value="([^"]*)"', control.group(0))[1:] == wanted, flt["name"]
+        else:
+            assert control.group(1) == "input", flt["name"]
+    sorts = re.search(r'<select id="console-p-sort"[^>]*>(.*?)</select>', dom, re.S)
+    assert sorts and re.findall(r'<option value="([^"]*)"', sorts.group(1))[1:] == list(route["sorts"])
 
 
 @needs_chromium
