@@ -31,7 +31,7 @@ def test_the_dataset_loads_alike_through_json(data: Path, tmp_path: Path) -> Non
     _, tables = validate(data)
     through_json = _loaded(tables, tmp_path)
     assert through_json == _loaded(tables, None)
-    assert all(through_json[t.name] for t in TABLES)
+    assert all(through_json[t.name] for t in TABLES if (data / t.file_name).exists())  # provenance: tiny only
     assert list(tmp_path.iterdir()) == []  # the JSON files are removed
 
 

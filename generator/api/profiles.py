@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from typing import Literal
 
 from pydantic import Field
 
@@ -140,6 +141,24 @@ class AliasRecord(Out):
                                "calls the company so, its listed IPO record)")
 
 
+SourceGroup = Literal["company", "also_known_as", "ipos", "funding", "financials", "filings"]
+
+
+class SourceRecord(Out):
+    """Who gave one group of the profile's facts, and where (``provenance.csv``, written by ``import``)."""
+
+    group: SourceGroup = Field(description="the facts: the company's own fields, its former names and tickers, "
+                               "its IPOs, funding rounds and their investors, fiscal years, filings")
+    source: str = Field(description="the importer that read them, e.g. edgar-submissions, nasdaq-calendar")
+    basis: Basis = Field(description="what kind of source it is (a higher basis replaces a lower one's value)")
+    fields: list[str] = Field(description="the columns whose current value it gave (canonical column names); "
+                              "empty when it describes the records but another source's values stand")
+    records: int = Field(description="records of the group it describes")
+    places: list[str] = Field(description="where: a file and line, or a document and the key or accession in it, "
+                              "under the folder the dataset was imported from; the first five")
+    more_places: bool = Field(description="it gives these facts in more places than listed")
+
+
 class CompanyProfile(Out):
     id: int
     slug: str
@@ -166,3 +185,6 @@ class CompanyProfile(Out):
     valuation_currency_converted_from: str | None = Field(description=CONVERTED)
     unicorn: Unicorn | None = Field(description="when a unicorn list says the company was first valued at $1B")
     also_known_as: list[AliasRecord] = Field(description=ALSO_KNOWN_AS + "; names first, each kind oldest first")
+    sources: list[SourceRecord] = Field(description="where each group of these facts comes from, as the import "
+                                        "recorded it; empty for a dataset curated by hand (its `dataset.json` "
+                                        "sources apply) or a record no import touched")

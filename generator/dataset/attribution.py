@@ -1,6 +1,6 @@
 """The tables that say where a fact comes from or what else a company is called: news items with the source each
 names (``news.csv``), the former names and tickers of companies (``aliases.csv``), and the provenance of imported
-values (``provenance.csv``, outside the build). Part of the schema (``schema.py`` lists the tables)."""
+values (``provenance.csv``). Part of the schema (``schema.py`` lists the tables)."""
 
 from __future__ import annotations
 
@@ -100,12 +100,18 @@ class Alias(Row):
 
 
 class Provenance(Row):
-    """``provenance.csv`` (optional, written by ``import``): which source gave which values of a record."""
+    """``provenance.csv`` (optional, written by ``import``): which source gave which values of a record, and where."""
 
-    table: Slug = Field(description="canonical table of the record, e.g. companies")
+    table: Annotated[str, Field(pattern=r"^[a-z][a-z_]*$")] = Field(
+        description="canonical table of the record, e.g. companies, funding_rounds")
     record: Text = Field(description="the record's primary key; the values of a composite key joined by |")
-    source: Slug = Field(description="importer that gave the values, e.g. edgar, crunchbase")
+    source: Slug = Field(description="importer that gave the values, e.g. edgar-submissions, nasdaq-calendar")
     basis: Basis
     fields: Text = Field(description="semicolon-separated columns whose current value comes from this source; "
                          "`*`: the source describes the record (it may have given no value that stayed); "
                          "`repeated-rows:N`: N further rows of the source repeated it and were merged into it")
+    places: Text | None = Field(None, description="semicolon-separated places the source gives the record: a file "
+                                "and line (`crunchbase-2013/crunchbase-rounds.csv:812`) or a document and the key "
+                                "in it (`nasdaq-calendar-api/2024-06.json#data.priced.rows[3]`, "
+                                "`sec-companyfacts/CIK0000320193.json#0000320193-23-000106`), the first five; "
+                                "`+`: it gives the record in more places")

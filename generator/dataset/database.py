@@ -25,6 +25,11 @@ def duckdb_type(annotation: object) -> str:
     return {int: "BIGINT", float: "DOUBLE", bool: "BOOLEAN", dt.date: "DATE"}.get(leaf, "VARCHAR")  # type: ignore[call-overload]
 
 
+def quoted(*names: str) -> str:
+    """Column names as SQL identifiers, comma-separated (``provenance`` has a column named ``table``)."""
+    return ", ".join(f'"{name}"' for name in names)
+
+
 def _columns(table: Table) -> Iterator[tuple[str, str]]:
     for name, info in table.model.model_fields.items():
         yield name, duckdb_type(info.annotation)
@@ -33,7 +38,7 @@ def _columns(table: Table) -> Iterator[tuple[str, str]]:
 def create_table(con: duckdb.DuckDBPyConnection, table: Table) -> list[str]:
     """Create one input table (empty) in DuckDB; its column names."""
     columns = list(_columns(table))
-    con.execute(f"CREATE TABLE {table.name} ({', '.join(f'{c} {t}' for c, t in columns)})")
+    con.execute(f"CREATE TABLE {table.name} ({', '.join(f'{quoted(c)} {t}' for c, t in columns)})")
     return [c for c, _ in columns]
 
 
@@ -50,20 +55,20 @@ def load_into(
         column_names = create_table(con, parsed.table)
         if not parsed.rows:
             continue
-        order = ", ".join(parsed.table.key)
+        order = quoted(*parsed.table.key)
         if scratch is not None:
             path = scratch(f"rows-{name}.json")
             with open(path, "wb") as handle:
                 handle.write(to_json(parsed.rows))
             types = ", ".join(f"'{c}': '{t}'" for c, t in _columns(parsed.table))
             try:
-                con.execute(f"INSERT INTO {name} SELECT {', '.join(column_names)} FROM read_json($1, "
+                con.execute(f"INSERT INTO {name} SELECT {quoted(*column_names)} FROM read_json($1, "
                             f"columns={{{types}}}, format='array') ORDER BY {order}", [path])
             finally:
                 os.remove(path)
             continue
         data = [[row[c] for row in parsed.rows] for c in column_names]
-        unnested = ", ".join(f"unnest(${i + 1}) AS {c}" for i, c in enumerate(column_names))
+        unnested = ", ".join(f"unnest(${i + 1}) AS {quoted(c)}" for i, c in enumerate(column_names))
         con.execute(
             f"INSERT INTO {name} SELECT * FROM (SELECT {unnested}) ORDER BY {order}", data
         )

@@ -99,6 +99,9 @@ def _table(table: Table) -> str:
         lines.append(f"Unique when present: {', '.join(f'`{u}`' for u in table.unique)}.")
     for fk in table.foreign_keys:
         lines.append(f"`{fk.column}` references `{fk.table}.{fk.target}`.")
+    if table is PROVENANCE:
+        lines.append("Written by `python -m generator import` (docs/provenance.md): the build publishes it as a table "
+                     "of the exports and as each company profile's `sources`.")
     if table.name == "ipos":
         lines.append("The date that goes with each status is required: " + ", ".join(
             f"{status} -> `{column}`" for status, column in IPO_STATUS_DATE.items()) + ".")
@@ -113,8 +116,5 @@ def _table(table: Table) -> str:
 def data_dictionary() -> str:
     info_fields = "\n".join(f"- `{name}`: {field.description or name}" for name, field in
                             DatasetInfo.model_fields.items())
-    provenance = _table(PROVENANCE).replace("Primary key", "Optional: written by `python -m generator import` "
-                                            "(README, \"Bring your own data\"); `check` and the build ignore it.\n"
-                                            "Primary key", 1)
-    parts = [INTRO, "## `dataset.json`\n\n" + info_fields + "\n", *(_table(t) for t in TABLES), provenance]
+    parts = [INTRO, "## `dataset.json`\n\n" + info_fields + "\n", *(_table(t) for t in TABLES)]
     return "\n".join(parts)

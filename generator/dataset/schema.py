@@ -368,10 +368,9 @@ TABLES: tuple[Table, ...] = (
     Table("filings", Filing, ("id",), (_fk("company_id", "companies"),), unique=("accession_number",)),
     Table("news", NewsItem, ("id",), (_fk("company_id", "companies"),
                                       *(_fk(column, table) for column, table in NEWS_RECORDS.items()))),
+    Table("provenance", Provenance, ("table", "record", "source", "basis"), optional=True),
 )
 TABLE_BY_NAME: dict[str, Table] = {t.name: t for t in TABLES}
 """Every input table, in load order (a table's foreign keys point at tables listed before it)."""
-
-
-PROVENANCE = Table("provenance", Provenance, ("table", "record", "source", "basis"))
-"""Optional table, not in ``TABLES``: the build ignores it; ``import`` reads and writes it."""
+PROVENANCE = TABLE_BY_NAME["provenance"]
+"""Optional (written by ``import``): the store of the importers keeps it beside the records it describes."""

@@ -128,6 +128,15 @@ def _undated(path: Path) -> str:
     return "/".join("" if _DATED.match(part) else part for part in path.parts[:-1]) + "/" + path.name
 
 
+def label(path: Path, given: list[Path]) -> str:
+    """How provenance names a file: its path under the folder given to ``import`` that holds it (the same on every
+    machine), or its name when the file itself was given."""
+    for root in given:
+        if root.is_dir() and path.is_relative_to(root):
+            return path.relative_to(root).as_posix().replace(";", ",")
+    return path.name.replace(";", ",")
+
+
 def plan(source: str, paths: list[Path]) -> tuple[list[tuple[str, Path]], list[Path]]:
     """(format, file) pairs in import order, and the files ``auto`` recognised as no format."""
     files: list[Path] = []
@@ -181,12 +190,15 @@ def _import(source: str, paths: list[Path], into: Path, progress: Callable[[str]
         fmt = FORMATS[name]
         progress(f"{name}: {path}")
         context.errors = []
+        context.file = context.place = label(path, paths)
         read = 0
         for fact in fmt.read(path, context):
+            store.place = context.place
             merger.apply(fact, fmt.source)
             read += 1
         if context.errors and not read:  # not one record could be read: the file is wrong as a whole
             raise context.errors[0]
+    store.place = ""
     fixes = finalize(store, sorted({FORMATS[name].source.description for name, _ in steps}), ticker_lists)
     pairs = review_pairs(store.rows["companies"], decisions, store.rows["aliases"])
     store.extra[REVIEW] = render_review(pairs)

@@ -141,10 +141,24 @@ class Context:
     file with the first when no record of it could be read (the file is wrong as a whole)."""
     BAD_RECORDS = "records with a value that cannot be read (skipped)"
 
+    file: str = ""
+    """The file being read, as provenance names it: its path under the folder given to ``import`` (no machine
+    path), or its name when the file itself was given."""
+    place: str = ""
+    """Where the record being read is: ``file:line`` or ``file#key`` (``at``); the file alone when its reader does
+    not say. ``import`` notes it in ``provenance.csv`` for every record the facts read there touch."""
+
+    def at(self, where: int | str) -> None:
+        """The record being read starts on line ``where`` (an int) or is the document's ``where`` (a key; '': the
+        document itself)."""
+        key = str(where).replace(";", ",")
+        self.place = f"{self.file}:{key}" if isinstance(where, int) else f"{self.file}#{key}" if key else self.file
+
     @contextmanager
     def record(self, path: Path | str, where: int | str) -> Iterator[None]:
         """Around the reading of one record: a ``SourceError`` it raises skips that record and is reported with
         its place, and the file's other records are read (a source's odd record stops nothing)."""
+        self.at(where)
         try:
             yield
         except SourceError as error:

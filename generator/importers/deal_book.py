@@ -156,7 +156,7 @@ class DealBook:
         for held in merger.listings.values():
             held[:] = [(day, kept if company == gone else company) for day, company in held]
         row = store.rows["companies"].pop(gone)
-        store.provenance.pop(("companies", gone), None)
+        store.drop("companies", gone)
         merger.by_slug.pop(row["slug"], None)
         named = merger.by_name.get(normalise(row["name"]), [])
         if gone in named:

@@ -80,6 +80,7 @@ def _ticker_rows(path: Path, ctx: Context) -> Iterator[tuple[str, dict[str, Any]
             if not isinstance(values, list) or len(values) != len(fields):
                 ctx.skip("edgar: ticker-list records of the wrong shape (skipped)", where=f"{path.name}: data[{n}]")
                 continue
+            ctx.at(f"data[{n}]")
             yield f"{path.name}: data[{n}]", dict(zip(fields, values, strict=True))
     elif isinstance(data, dict):
         for index, entry in jsondoc.items(data):
@@ -89,6 +90,7 @@ def _ticker_rows(path: Path, ctx: Context) -> Iterator[tuple[str, dict[str, Any]
             if index in data.repeated:
                 ctx.skip("edgar: ticker-list keys given twice (each record read)", where=f"{path.name}: {index!r}")
             row = {"cik": entry["cik_str"], "name": entry["title"], "ticker": entry["ticker"]}
+            ctx.at(index)
             yield f"{path.name}: {index!r}", row
     else:
         raise SourceError(path, 1, "expected an object of {cik_str, ticker, title} or {fields, data}")
@@ -153,6 +155,7 @@ def _form_idx(path: Path, ctx: Context) -> Iterator[Fact]:
         file_name = line[starts[4]:].strip()
         if not cik.isdigit() or len(date) != 10 or not file_name:
             raise SourceError(path, number, f"expected fixed-width columns at {starts} (found {line.strip()!r})")
+        ctx.at(number)
         fact = _filing(ctx, form, name, cik, date, file_name)
         if fact is not None:
             yield fact
@@ -170,6 +173,7 @@ def _master(path: Path, ctx: Context) -> Iterator[Fact]:
         if len(parts) != 5 or not parts[0].isdigit() or not (len(parts[3]) == 8 and parts[3].isdigit()):
             raise SourceError(path, number, f"expected {_MASTER_HEADER} with the date as YYYYMMDD (found {line!r})")
         cik, name, form, date, file_name = parts
+        ctx.at(number)
         fact = _filing(ctx, form, name, cik, f"{date[:4]}-{date[4:6]}-{date[6:]}", file_name)
         if fact is not None:
             yield fact

@@ -85,6 +85,7 @@ def read(path: Path, ctx: Context, forms: frozenset[str]) -> Iterator[Fact]:
         return
     company = filer(path, ctx, document)
     if company is not None:
+        ctx.at("")
         yield company
         yield from _filings(path, ctx, (document.get("filings") or {}).get("recent") or {},
                             CompanyFact(company.name, cik=company.cik, create=False), forms)
@@ -223,6 +224,7 @@ def _filings(path: Path, ctx: Context, columns: dict[str, Any], company: Company
                      where=f"{path.name}: filings[{i}]")
             continue
         document = documents[i] if i < len(documents) and isinstance(documents[i], str) else ""
+        ctx.at(accession)
         yield FilingFact(company, {
             "form": form, "filed_date": date, "accession_number": accession,
             "description": f"EDGAR {form} {document}".strip() if document else f"EDGAR {form}",

@@ -10,7 +10,6 @@ import bisect
 import datetime as dt
 from collections import Counter
 
-from generator.dataset.schema import TABLES
 from generator.importers.reference import (
     COUNTRIES,
     EXCHANGE_NOT_REPORTED,
@@ -19,7 +18,7 @@ from generator.importers.reference import (
     UNCLASSIFIED,
     UNKNOWN_COUNTRY,
 )
-from generator.importers.store import PLACEHOLDER_SOURCE, Store
+from generator.importers.store import PLACEHOLDER_SOURCE, RECORDS, Store
 
 NOT_REPORTED = "Not reported"
 _NOT_REPORTED_DATES = frozenset({"expected_date", "close_date"})
@@ -215,7 +214,7 @@ def _add_reference_rows(store: Store) -> None:
 
 def _latest_date(store: Store) -> str:
     latest = ""
-    for table in TABLES:
+    for table in RECORDS:
         columns = [c for c, info in table.model.model_fields.items()
                    if "date" in str(info.annotation) and c not in _NOT_REPORTED_DATES]
         for row in store.rows[table.name].values():

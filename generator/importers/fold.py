@@ -55,20 +55,18 @@ def _fold(store: Store, gone: str, kept: str) -> None:
             owner = store.owner("companies", gone, column)
             if owner is not None:
                 store.claim("companies", kept, column, *owner)
-    for source, basis in store.provenance.pop(("companies", gone), {}):
-        store.mention("companies", kept, source, basis)
+    store.move("companies", gone, kept, values=False)
     for table in DEPENDENT:
         rows = store.rows[table.name]
         for key in [k for k, r in rows.items() if r["company_id"] == gone]:
             row = rows.pop(key)
             row["company_id"] = kept
-            provenance = store.provenance.pop((table.name, key), None)
             moved = record_key(table, row)
             if moved in rows:
+                store.drop(table.name, key)
                 continue  # the kept record's own fiscal year, month or alias stays
             rows[moved] = row
-            if provenance is not None:
-                store.provenance[(table.name, moved)] = provenance
+            store.move(table.name, key, moved)
     if normalise(old["name"]) != normalise(new["name"]):
         key = f"{kept}|name|{old['name']}"
         if key not in store.rows["aliases"]:

@@ -251,7 +251,8 @@ class Merger:
             self.by_slug[self.store.rows["companies"][key]["slug"]] = key
             self.by_name.setdefault(normalise(fact.name), []).append(key)
             self.store.claim("companies", key, "name", source.name, "estimate")
-        self.store.mention("companies", key, source.name, source.basis)
+        if fact.create or fact.fields or fact.defaults:  # not a fact that only finds the company for another record
+            self.store.mention("companies", key, source.name, source.basis)
         row = self.store.rows["companies"][key]
         old_name = row["name"]
         asserted = dict(fact.fields)
@@ -335,8 +336,8 @@ class Merger:
 
     def filing(self, fact: FilingFact, source: Source) -> None:
         accession = fact.fields.get("accession_number", "")
-        if accession in self.accessions:
-            return
+        if accession in self.accessions:  # read before (another index, an earlier import): its places stay those of
+            return                         # the fact that made it, whatever the order files are read in
         company = self.company(fact.company, source)
         if company is None:
             self.report.conflicts["filing of a CIK no imported company list knows (skipped)"] += 1

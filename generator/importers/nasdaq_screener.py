@@ -215,6 +215,12 @@ class Listing:
     sector: str
     industry: str
 
+    @property
+    def place(self) -> int | str:
+        """Its line of the file, or its key in the document (``where`` is the file and either)."""
+        found = self.where.rsplit(":", 1)[1].strip()
+        return int(found) if found.isdigit() else found
+
 
 def companies(rows: Iterator[tuple[str, dict[str, str]]], day: str, exchange: str, ctx: Context) -> Iterator[Fact]:
     """One company fact per issuer, in the order the file first names it."""
@@ -273,6 +279,7 @@ def _company(group: list[Listing], day: str, exchange: str, ctx: Context) -> Ite
         if other is not first:
             ctx.skip("nasdaq-screener: further share classes of a company (joined to its first class)",
                      where=f"{other.where} {other.ticker} (with {first.ticker})")
+            ctx.at(other.place)
             yield CompanyFact(first.issuer, ticker=other.ticker, create=False)
     fields = {"status": "public"}
     if exchange:
@@ -289,4 +296,5 @@ def _company(group: list[Listing], day: str, exchange: str, ctx: Context) -> Ite
     if (described.sector or described.industry) and (
             sector := ctx.mapper.nasdaq(described.sector, described.industry)):
         defaults["sector"] = sector
+    ctx.at((priced or first).place)
     yield CompanyFact(first.issuer, ticker=first.ticker, fields=fields, defaults=defaults)

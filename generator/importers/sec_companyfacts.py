@@ -26,7 +26,7 @@ from typing import Any
 
 from generator.importers import jsondoc
 from generator.importers.base import CompanyFact, Context, Fact, FinancialFact, Source, SourceError, display_name
-from generator.importers.sec_financials import CONCEPTS, Filing, Observation, annual_rows
+from generator.importers.sec_financials import CONCEPTS, Filing, Observation, annual_rows, figures_filing
 
 SOURCE = Source("sec-companyfacts", "sec-filing", "SEC XBRL company facts (data.sec.gov companyfacts API)")
 DETECT_RANK = 50
@@ -144,4 +144,5 @@ def read(path: Path, ctx: Context) -> Iterator[Fact]:
     cik, name, facts = company(path)
     found, filings = observations(path, facts, ctx)
     for fields in annual_rows(found, filings, ctx, path.name):
+        ctx.at(figures_filing(fields))
         yield FinancialFact(CompanyFact(name, cik=cik, create=False), fields)

@@ -31,7 +31,7 @@ from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
 from generator.importers.base import CompanyFact, Context, Fact, FinancialFact, Source, SourceError, display_name
-from generator.importers.sec_financials import ANNUAL_FORMS, CONCEPTS, Filing, Observation, annual_rows
+from generator.importers.sec_financials import ANNUAL_FORMS, CONCEPTS, Filing, Observation, annual_rows, figures_filing
 
 SOURCE = Source("sec-financial-statements", "sec-filing", "SEC Financial Statement Data Sets (sec.gov, quarterly)")
 DETECT_RANK = 51
@@ -191,4 +191,5 @@ def read(path: Path, ctx: Context) -> Iterator[Fact]:
         names[cik] = min(names.get(cik, (filing.order, name)), (filing.order, name))
     for cik in sorted(by_company, key=int):
         for fields in annual_rows(by_company[cik], reports[cik], ctx, f"{path.name}: CIK {cik}"):
+            ctx.at(figures_filing(fields))
             yield FinancialFact(CompanyFact(names[cik][1], cik=cik, create=False), fields)

@@ -246,6 +246,11 @@ def _history(values: list[tuple[Filing, int]]) -> tuple[int, Filing | None]:
     return final, values[i][0]
 
 
+def figures_filing(fields: dict[str, str]) -> str:
+    """The accession of the filing whose figures a fiscal year gives: the restating one, or the year's own."""
+    return fields.get("restated_accession_number") or fields.get("accession_number", "")
+
+
 def annual_rows(observations: Iterable[Observation], filings: dict[str, Filing], ctx: Context,
                 where: str) -> list[dict[str, str]]:
     """One company's ``financials`` rows (canonical cells, ``fiscal_year`` included), oldest first."""

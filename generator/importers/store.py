@@ -18,9 +18,13 @@ from pathlib import Path
 from generator.dataset.schema import PROVENANCE, TABLES, Table
 from generator.importers.base import SourceError
 
-COLUMNS: dict[str, list[str]] = {t.name: list(t.model.model_fields) for t in (*TABLES, PROVENANCE)}
+RECORDS: tuple[Table, ...] = tuple(t for t in TABLES if t is not PROVENANCE)
+"""The tables of records; ``provenance`` is kept beside them (``Store.provenance``, ``Store.places``)."""
+COLUMNS: dict[str, list[str]] = {t.name: list(t.model.model_fields) for t in TABLES}
 PLACEHOLDER_SOURCE = "import"
 """Owner of the values ``merge`` fills in where no source said anything (``unclassified``, ``xx``...)."""
+MAX_PLACES = 5
+"""Places kept per record and source (``provenance.csv`` ``places``): the first, then ``+`` when there are more."""
 REPEATED = "repeated-rows:"
 """Provenance token ``repeated-rows:N``: N further rows of the source repeated the record (same company, date and
 amount) and were merged into it instead of counted again."""
@@ -36,7 +40,7 @@ def _sort_key(key: str) -> tuple[tuple[int, int | str], ...]:
 
 @dataclass
 class Store:
-    rows: dict[str, dict[str, dict[str, str]]] = field(default_factory=lambda: {t.name: {} for t in TABLES})
+    rows: dict[str, dict[str, dict[str, str]]] = field(default_factory=lambda: {t.name: {} for t in RECORDS})
     """table -> record key -> column -> cell ('' is null)."""
     provenance: dict[tuple[str, str], dict[tuple[str, str], set[str]]] = field(default_factory=dict)
     """(table, record key) -> (source, basis) -> columns whose value that source gave."""
@@ -46,6 +50,10 @@ class Store:
     counting: set[tuple[str, str, str, str]] = field(default_factory=set)
     extra: dict[str, str] = field(default_factory=dict)
     """Further files of the folder by name (the identity review), written with the tables."""
+    place: str = ""
+    """Where the fact being merged was read (``file:line``, ``file#key``): noted for every record it touches."""
+    places: dict[tuple[str, str], dict[tuple[str, str], Places]] = field(default_factory=dict)
+    """(table, record key) -> (source, basis) -> where that source gave the record (``_note``)."""
 
     # --- provenance ----------------------------------------------------------------------------------------------
 
@@ -63,10 +71,37 @@ class Store:
                 if not columns:
                     del entries[owner]
         entries.setdefault((source, basis), set()).add(column)
+        self._note(table, key, source, basis, gave=True)
 
     def mention(self, table: str, key: str, source: str, basis: str) -> None:
         """Record that ``source`` describes this record (column ``*``), whether or not it gave a value that stayed."""
         self.provenance.setdefault((table, key), {}).setdefault((source, basis), set()).add("*")
+        self._note(table, key, source, basis)
+
+    def _note(self, table: str, key: str, source: str, basis: str, gave: bool = False) -> None:
+        """The current ``place`` is one where ``source`` gives this record: noted where it gives a value that
+        stands (``gave``: a new one, or one that changed) and where it first describes the record. A record
+        read again as it was notes nothing, so a re-import of the same files changes no place, whatever order
+        its records are found in."""
+        if not self.place or source == PLACEHOLDER_SOURCE:
+            return
+        places = self.places.setdefault((table, key), {})
+        if gave or (source, basis) not in places:
+            places.setdefault((source, basis), Places()).add(self.place)
+
+    def move(self, table: str, key: str, to_key: str, values: bool = True) -> None:
+        """The record ``key`` is now ``to_key`` (re-keyed, or folded into another): its provenance goes with it;
+        ``values=False``: the values stay the other record's, whose sources now also describe it (``*``)."""
+        for (source, basis), columns in self.provenance.pop((table, key), {}).items():
+            kept = self.provenance.setdefault((table, to_key), {}).setdefault((source, basis), set())
+            kept.update(columns if values else {"*"})
+        for owner, places in self.places.pop((table, key), {}).items():
+            self.places.setdefault((table, to_key), {}).setdefault(owner, Places()).extend(places)
+
+    def drop(self, table: str, key: str) -> None:
+        """The record is gone: so is what was noted of it."""
+        self.provenance.pop((table, key), None)
+        self.places.pop((table, key), None)
 
     def release(self, table: str, key: str, column: str) -> None:
         """No source gives this column's value any more (it was emptied)."""
@@ -92,7 +127,7 @@ class Store:
     @classmethod
     def load(cls, folder: Path) -> Store:
         store = cls()
-        for table in TABLES:
+        for table in RECORDS:
             for _, row in _read(folder / table.file_name, COLUMNS[table.name]):
                 store.rows[table.name][record_key(table, row)] = row
         for _, row in _read(folder / PROVENANCE.file_name, COLUMNS["provenance"]):
@@ -102,6 +137,9 @@ class Store:
                 fields.discard(token)
                 store.repeated[(row["table"], row["record"], row["source"], row["basis"])] = int(token[len(REPEATED):])
             entries[(row["source"], row["basis"])] = fields
+            if row["places"]:
+                owner = (row["source"], row["basis"])
+                store.places.setdefault((row["table"], row["record"]), {})[owner] = Places.parse(row["places"])
         info = folder / "dataset.json"
         if info.exists():
             try:
@@ -115,7 +153,7 @@ class Store:
     def render(self) -> dict[str, str]:
         """File name -> text of every file of the folder."""
         files = {}
-        for table in TABLES:
+        for table in RECORDS:
             rows = self.rows[table.name]
             files[table.file_name] = _csv(COLUMNS[table.name], (rows[k] for k in sorted(rows, key=_sort_key)))
         prov_rows = []
@@ -126,8 +164,9 @@ class Store:
                 if columns:
                     repeats = self.repeated.get((table, key, source, basis), 0)
                     fields = ";".join(sorted(columns | ({f"{REPEATED}{repeats}"} if repeats else set())))
+                    places = self.places.get((table, key), {}).get((source, basis))
                     prov_rows.append({"table": table, "record": key, "source": source, "basis": basis,
-                                      "fields": fields})
+                                      "fields": fields, "places": places.render() if places else ""})
         prov_rows.sort(key=lambda r: (r["table"], _sort_key(r["record"]), r["source"], r["basis"]))
         files[PROVENANCE.file_name] = _csv(COLUMNS["provenance"], prov_rows)
         files.update(self.extra)
@@ -150,6 +189,36 @@ class Store:
             os.replace(temporary, path)
             changed.append(name)
         return changed
+
+
+@dataclass(slots=True)
+class Places:
+    """Where one source gave one record: the first ``MAX_PLACES`` distinct places, and whether there were more."""
+
+    shown: list[str] = field(default_factory=list)
+    more: bool = False
+
+    def add(self, place: str) -> None:
+        if any(place == s or place.startswith((f"{s}#", f"{s}:")) for s in self.shown):
+            return  # one record gives several values, or a place within a document already named
+        if len(self.shown) < MAX_PLACES:
+            self.shown.append(place)
+        else:
+            self.more = True
+
+    def extend(self, other: Places) -> None:
+        for place in other.shown:
+            self.add(place)
+        self.more = self.more or other.more
+
+    def render(self) -> str:
+        return ";".join(self.shown + (["+"] if self.more else []))
+
+    @classmethod
+    def parse(cls, text: str) -> Places:
+        parts = text.split(";")
+        more = parts[-1] == "+"
+        return cls(parts[:-1] if more else parts, more)
 
 
 def _csv(columns: list[str], rows: object) -> str:

@@ -78,6 +78,57 @@ WITH financials AS (
                             ORDER BY kind, from_date NULLS LAST, to_date NULLS LAST, alias) AS also_known_as
     FROM company_aliases
     GROUP BY company_id
+), provenance_rows AS (
+    -- provenance.csv's rows about this company's records, each with the profile group its table belongs to
+    SELECT coalesce(CASE WHEN p."table" IN ('companies', 'aliases', 'financials')
+                         THEN TRY_CAST(split_part(p.record, '|', 1) AS BIGINT) END,
+                    pi.company_id, pr.company_id, pf.company_id) AS company_id,
+        CASE p."table" WHEN 'companies' THEN 1 WHEN 'aliases' THEN 2 WHEN 'ipos' THEN 3 WHEN 'funding_rounds' THEN 4
+            WHEN 'round_investors' THEN 4 WHEN 'financials' THEN 5 WHEN 'filings' THEN 6 END AS group_order,
+        p.source, p.basis, p.record,
+        list_filter(string_split(p.fields, ';'), lambda f: f <> '*' AND NOT starts_with(f, 'repeated-rows:')) AS fields,
+        string_split(coalesce(p.places, ''), ';') AS places
+    FROM provenance AS p
+    LEFT JOIN main.ipos AS pi ON p."table" = 'ipos' AND pi.id = TRY_CAST(p.record AS BIGINT)
+    LEFT JOIN funding_rounds AS pr ON p."table" IN ('funding_rounds', 'round_investors')
+        AND pr.id = TRY_CAST(split_part(p.record, '|', 1) AS BIGINT)
+    LEFT JOIN filings AS pf ON p."table" = 'filings' AND pf.id = TRY_CAST(p.record AS BIGINT)
+    WHERE p."table" IN ('companies', 'aliases', 'ipos', 'funding_rounds', 'round_investors', 'financials', 'filings')
+), provenance_places AS (
+    -- each place once, in the order of the records (by key) and of the places each record lists
+    SELECT company_id, group_order, source, basis, place,
+        min(rank) AS first
+    FROM (
+        SELECT company_id, group_order, source, basis, unnest(places) AS place,
+            row_number() OVER (PARTITION BY company_id, group_order, source, basis
+                               ORDER BY TRY_CAST(split_part(record, '|', 1) AS BIGINT), record) * 1000
+                + generate_subscripts(places, 1) AS rank
+        FROM provenance_rows
+    )
+    WHERE place NOT IN ('', '+')
+    GROUP BY ALL
+), source_lists AS (
+    SELECT r.company_id, list({
+        'group': ['company', 'also_known_as', 'ipos', 'funding', 'financials', 'filings'][r.group_order],
+        'source': r.source, 'basis': r.basis, 'fields': r.fields, 'records': r.records,
+        'places': coalesce(pl.places, []), 'more_places': r.more OR coalesce(pl.count, 0) > 5}
+        ORDER BY r.group_order, r.source, r.basis) AS sources
+    FROM (
+        SELECT company_id, group_order, source, basis,
+            list_sort(list_distinct(flatten(list(fields)))) AS fields,
+            count(DISTINCT record)::INTEGER AS records,
+            bool_or(list_contains(places, '+')) AS more
+        FROM provenance_rows
+        WHERE company_id IS NOT NULL
+        GROUP BY ALL
+    ) AS r
+    LEFT JOIN (
+        SELECT company_id, group_order, source, basis, list_slice(list(place ORDER BY first), 1, 5) AS places,
+            count(*) AS count
+        FROM provenance_places
+        GROUP BY ALL
+    ) AS pl USING (company_id, group_order, source, basis)
+    GROUP BY r.company_id
 ), valued AS (
     SELECT c.id, c.sector, v.current_valuation_usd AS valuation_usd
     FROM companies AS c JOIN company_valuation AS v ON v.company_id = c.id
@@ -127,7 +178,8 @@ SELECT
     c.valuation_currency_converted_from,
     CASE WHEN c.unicorn_date IS NOT NULL THEN {'date_joined': c.unicorn_date, 'source': c.unicorn_date_source} END
         AS unicorn,
-    coalesce(al.also_known_as, []) AS also_known_as
+    coalesce(al.also_known_as, []) AS also_known_as,
+    coalesce(so.sources, []) AS sources
 FROM companies AS c
 JOIN sectors AS s ON s.slug = c.sector
 JOIN countries AS n ON n.code = c.country
@@ -143,3 +195,4 @@ LEFT JOIN ipos AS i ON i.company_id = c.id
 LEFT JOIN company_revenue AS rv ON rv.company_id = c.id
 LEFT JOIN company_secondary AS sp ON sp.company_id = c.id
 LEFT JOIN alias_lists AS al ON al.company_id = c.id
+LEFT JOIN source_lists AS so ON so.company_id = c.id
