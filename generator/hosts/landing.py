@@ -163,7 +163,7 @@ def _example_views(urls: Sequence[str], router: Router) -> list[ExampleView]:
 def _list_view(route: ListRoute, urls: Sequence[str], router: Router) -> RouteView:
     groups = [[f.name for f in group] for group in route.groups if group]
     pairs = route.refused_sets()
-    pattern = route.file_path({f.name: f"{{{f.name}}}" for f in route.filters}, "{sort}", "{page}")
+    pattern = route.file_path({f.name: f"{{{f.name}}}" for f in route.files_view.filters}, "{sort}", "{page}")
     return RouteView(
         name=route.name, kind="list", path=route.path, label=route.path, anchor=f"route-{route.name}",
         summary=route.summary,
