@@ -1,9 +1,12 @@
 """The query space: one JSON description of every parameter the API accepts, generated from the route registry and
 the data, written into the output (``/api/query-space.json``) and read by every resolver (Python and JavaScript).
 
-It says, per listing route: the parameters in declaration order; each filter's kind, the row field it tests, its
-values with their names and codes folded to slugs (``"united-states" -> "us"``), its ladder or prefix bounds;
-the sorts with the row field each orders by; which combinations and sorts are published as files; the page size.
+It says, per listing route: the parameters in declaration order; each filter's kind, the row field it tests,
+whether it has files, and its values as its kind describes them (``generator.api.kinds``: a category's values with
+their names and codes folded to slugs, ``"united-states" -> "us"``; a number's pattern, rounding, comparison and
+rungs; a text's fields and prefix bounds; the problems of bad values), which the resolvers read with the primitives
+of ``values.py``; the sorts with the row field each orders by; which combinations and sorts are published as files;
+the page size.
 Per detail route, export and document: their paths. Nothing here depends on a request.
 """
 
