@@ -24,6 +24,7 @@ from generator.dataset.schema import DatasetInfo
 from generator.frontdoor.resolver import Resolver
 from generator.frontdoor.space import QUERY_SPACE_FILE
 from generator.hosts.serve import make_server
+from generator.importers import ImportResult
 from generator.pipeline.budget import BUDGET_COMPANIES, BUDGET_SEED
 from generator.pipeline.build import BuildConfig, BuildReport, build
 from generator.synth.dataset import synthesize
@@ -131,15 +132,20 @@ def resolver(embedded_build: Path) -> Resolver:
 
 
 @pytest.fixture(scope="session")
-def real_import(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Every real file in ../shared/data imported into one canonical folder (``import auto``), once a run."""
+def real_import_result(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, ImportResult]:
+    """Every real file in ../shared/data imported into one canonical folder (``import auto``), once a run: the
+    folder and what the import reported."""
     if not SHARED_DATA.exists():
         pytest.skip("needs ../shared/data")
     from generator.importers import import_files
 
     into = tmp_path_factory.mktemp("real") / "canonical"
-    import_files("auto", [SHARED_DATA], into, lambda _: None)
-    return into
+    return into, import_files("auto", [SHARED_DATA], into, lambda _: None)
+
+
+@pytest.fixture(scope="session")
+def real_import(real_import_result: tuple[Path, ImportResult]) -> Path:
+    return real_import_result[0]
 
 
 @pytest.fixture(scope="session")

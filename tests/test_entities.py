@@ -67,7 +67,7 @@ def test_a_decision_joins_what_the_cities_kept_apart(tmp_path: Path) -> None:
         b"Branch,"))]) + b"\n")
     first = tmp_path / "first"
     result = import_files("auto", [src], first, QUIET)
-    assert result.review == 1 and result.report.kept_apart
+    assert result.review == 1 and result.report.kept_apart == {"same name, headquarters cities differ": 1}
     (row,) = list(csv.DictReader((first / REVIEW).open(encoding="utf-8")))
     decided = tmp_path / "decided"
     decided.mkdir()
@@ -152,3 +152,15 @@ def test_a_same_decision_folds_two_records_already_in_the_folder(tmp_path: Path)
     assert ("companies", meta["id"], "iposcoop") in provenance and not any(
         record == facebook["id"] for table, record, _ in provenance if table == "companies")
     assert import_files("auto", [src], folder, QUIET).changed == []
+
+
+def test_the_report_counts_what_kept_records_apart_by_rule(real_import_result: tuple) -> None:
+    """The report names the rule that kept each fact from its name's record (every count a rule of its own)."""
+    kept = real_import_result[1].report.kept_apart
+    assert set(kept) <= {f"same name, {why}" for why in (
+        "headquarters cities differ", "founding years more than a year apart",
+        "a round or investment before the company's founding",
+        "a blank check listed again years later under another ticker",
+        "another ticker of the same list of current listings")}
+    assert kept["same name, headquarters cities differ"] > 10 and len(kept) >= 3, kept
+

@@ -117,11 +117,11 @@ def days_apart(a: str, b: str) -> int:
     return abs((dt.date.fromisoformat(a) - dt.date.fromisoformat(b)).days)
 
 
-def other_era(fact: CompanyFact, row: dict[str, str]) -> bool:
+def other_era(fact: CompanyFact, row: dict[str, str]) -> str:
     """The fact is about another company of the record's name: a unicorn list's company founded more than a year
     from the fact's founding, or after the fact's activity (a round); a blank check's listing years after the
     record's, under another ticker (a blank check lists once); a record holding another ticker of the fact's list
-    of current listings. (Only a unicorn list's founding year counts: the lists import before the sources they are
+    of current listings. Why, in words ('' when it is not). (Only a unicorn list's founding year counts: the lists import before the sources they are
     weighed against, so a re-import weighs the same.)"""
     founded = row["founded_year"] if row["unicorn_date"] else ""
     listed = row["listing_date"]
@@ -129,8 +129,13 @@ def other_era(fact: CompanyFact, row: dict[str, str]) -> bool:
     relisted = bool(blank_check and fact.date and listed and fact.ticker != row["ticker"]
                     and days_apart(fact.date, listed) > 365)
     listed_apart = row["ticker"] != fact.ticker and row["ticker"] in fact.others_listed
-    return founding_differs(fact.fields.get("founded_year", ""), founded) or bool(
-        fact.active and founded and fact.active[:4] < founded) or relisted or listed_apart
+    if founding_differs(fact.fields.get("founded_year", ""), founded):
+        return "founding years more than a year apart"
+    if fact.active and founded and fact.active[:4] < founded:
+        return "a round or investment before the company's founding"
+    if relisted:
+        return "a blank check listed again years later under another ticker"
+    return "another ticker of the same list of current listings" if listed_apart else ""
 
 
 def founding_differs(a: str, b: str) -> bool:

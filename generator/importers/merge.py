@@ -220,8 +220,9 @@ class Merger:
             if not fact.country or companies[k]["country"] in ("", "xx", fact.country)
             if not (fact.cik and companies[k]["cik"])
         ]
-        apart = [k for k in candidates if cities_differ(city, self.decisions.resolve(
-            companies[k]["name"], companies[k]["headquarters_city"])[1]) or other_era(fact, companies[k])]
+        apart = {k: why for k in candidates if (why := "headquarters cities differ" if cities_differ(
+            city, self.decisions.resolve(companies[k]["name"], companies[k]["headquarters_city"])[1])
+            else other_era(fact, companies[k]))}
         candidates = [k for k in candidates if k not in apart]
         if not candidates and not apart and (key := self.aliases.find(normalise(name), fact, city)):
             self.report.matched["former name"] += 1
@@ -233,8 +234,8 @@ class Merger:
         if candidates:
             self.report.matched["name" if name == fact.name else "name (identities.csv)"] += 1
             return min(candidates, key=int)
-        if apart:
-            self.report.kept_apart["same name, headquarters cities or founding years differ"] += 1
+        if apart:  # the rule that kept it from the first record of the name
+            self.report.kept_apart[f"same name, {apart[min(apart, key=int)]}"] += 1
         return None
 
     def company(self, fact: CompanyFact, source: Source, key: str | None = None) -> str | None:
