@@ -366,3 +366,39 @@ def test_stale_valuations_never_touch_hand_curated_values_nor_market_values() ->
     assert flags == {"1": "false", "2": "", "3": "false", "4": "", "5": ""}
     assert fixes == Counter({BEFORE_LISTING: 1, NO_MARKET_VALUE: 1})
     assert store.owner("companies", "1", "valuation_is_current") == ("import", "estimate")
+
+
+def test_a_company_listed_under_a_new_ticker_since_an_undated_list_is_renamed(tmp_path: Path) -> None:
+    """EDGAR's undated list holds Fiserv as FISV; the screener of 2025-05-23 trades it as FI and lists no FISV:
+    the record takes FI, and FISV stays as a former ticker. Liberty Broadband's LBRDA, which the screener still
+    lists beside LBRDK, is a current class: not renamed."""
+    tickers = json.loads((SHARED_DATA / "edgar" / "company_tickers.json").read_text(encoding="utf-8"))
+    keep = {k: v for k, v in tickers.items() if v["ticker"] in ("FISV", "LBRDA", "AAPL")}
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "company_tickers.json").write_text(json.dumps(keep), encoding="utf-8")
+    write_csv(tmp_path / "src" / f"nasdaq_screener_{DAY}.csv", rows_of("AAPL", "FI", "LBRDA", "LBRDK"))
+    into = tmp_path / "canonical"
+    result = import_files("auto", [tmp_path / "src"], into, QUIET)
+    by_cik = {r["cik"]: r for r in table(into)}
+    assert (by_cik["798354"]["ticker"], by_cik["798354"]["status"]) == ("FI", "public")
+    assert by_cik["1611983"]["ticker"] == "LBRDA" and by_cik["320193"]["ticker"] == "AAPL"
+    aliases = [(a["company_id"], a["kind"], a["alias"]) for a in table(into, "aliases")]
+    assert aliases == [(by_cik["798354"]["id"], "ticker", "FISV")]
+    assert sum(result.report.renamed.values()) == 1
+    assert import_files("auto", [tmp_path / "src"], into, QUIET).changed == []
+
+
+@pytest.mark.parametrize(("spac", "now", "ticker", "old_ticker"), [
+    ("HNR Acquisition Corp.", "EON Resources Inc.", "EONR", "HNRA"),
+    ("Digital World Acquisition Corp.", "Trump Media & Technology Group Corp.", "DJT", "DWAC"),
+])
+def test_a_de_spac_is_one_company_under_its_new_name_and_ticker(real_import: Path, spac: str, now: str, ticker: str,
+                                                                 old_ticker: str) -> None:
+    """The SPAC's CIK record is the company it became: its name and ticker now, the SPAC's as aliases, its sector
+    no longer blank-check, valued at the new ticker's market cap."""
+    (company,) = [r for r in table(real_import) if r["ticker"] == ticker]
+    assert (company["name"], company["status"], company["valuation_basis"]) == (now, "public", "market-cap")
+    assert company["sector"] != "blank-check"
+    aliases = {(a["kind"], a["alias"]) for a in table(real_import, "aliases") if a["company_id"] == company["id"]}
+    assert {("name", spac), ("ticker", old_ticker)} <= aliases and ("name", now) not in aliases
+    assert not [r for r in table(real_import) if r["ticker"] == old_ticker]

@@ -69,6 +69,14 @@ class AliasBook:
         values = {"from_date": start, "to_date": end, "source": f"{source.name} ({what})"}
         self.merger.assign("aliases", key, values, source, source.basis)
 
+    def ticker(self, company: str, ticker: str, source: Source, what: str) -> None:
+        """Keep ``ticker`` as a former ticker of ``company`` (``what``: how the source knows it)."""
+        key = f"{company}|ticker|{ticker}"
+        if key not in self.merger.store.rows["aliases"]:
+            self.merger._new("aliases", {"company_id": company, "kind": "ticker", "alias": ticker})
+        self.merger.store.mention("aliases", key, source.name, source.basis)
+        self.merger.assign("aliases", key, {"source": f"{source.name} ({what})"}, source, source.basis)
+
     def observe(self, company: str, fact: CompanyFact, old_name: str, source: Source) -> None:
         """After ``fact`` was merged into ``company``: keep its former names, the name it used if that does not
         agree with the record's, and the record's old name if the fact renamed it."""

@@ -67,6 +67,9 @@ class CompanyFact:
     """A date the company was active (a funding round's): a record of its name founded later is another company."""
     former_names: list[tuple[str, str, str]] = field(default_factory=list)
     """(name, from, to) of names the company was known by, with the dates the source gives ('' when none)."""
+    listed_on: str = ""
+    """The day a dated list of current listings (the screener) says the company trades as ``ticker`` and is
+    called ``name``: newer than an undated list's ticker of the company, it renames the record (``merge``)."""
 
 
 @dataclass

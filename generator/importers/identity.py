@@ -121,8 +121,8 @@ def other_era(fact: CompanyFact, row: dict[str, str]) -> str:
     """The fact is about another company of the record's name: a unicorn list's company founded more than a year
     from the fact's founding, or after the fact's activity (a round); a blank check's listing years after the
     record's, under another ticker (a blank check lists once); a record holding another ticker of the fact's list
-    of current listings. Why, in words ('' when it is not). (Only a unicorn list's founding year counts: the lists import before the sources they are
-    weighed against, so a re-import weighs the same.)"""
+    of current listings. Why, in words ('' when it is not). (Only a unicorn list's founding year counts: the lists
+    import before the sources they are weighed against, so a re-import weighs the same.)"""
     founded = row["founded_year"] if row["unicorn_date"] else ""
     listed = row["listing_date"]
     blank_check = row["sector"] == "blank-check" or "acquisition" in row["name"].lower()

@@ -297,4 +297,4 @@ def _company(group: list[Listing], day: str, exchange: str, ctx: Context) -> Ite
             sector := ctx.mapper.nasdaq(described.sector, described.industry)):
         defaults["sector"] = sector
     ctx.at((priced or first).place)
-    yield CompanyFact(first.issuer, ticker=first.ticker, fields=fields, defaults=defaults)
+    yield CompanyFact(first.issuer, ticker=first.ticker, fields=fields, defaults=defaults, listed_on=day)

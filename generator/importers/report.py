@@ -24,6 +24,8 @@ class Report:
     conflicts: Counter[str] = field(default_factory=Counter)
     kept_apart: Counter[str] = field(default_factory=Counter)
     """Facts not matched to a record that has their name, per rule (a new record was made for them)."""
+    renamed: Counter[str] = field(default_factory=Counter)
+    """Records a newer source renamed (another ticker and name), per rule."""
     repeated: Counter[str] = field(default_factory=Counter)
     """Rows a source repeated (same company, date and amount), merged into the first, per table."""
     news: Counter[str] = field(default_factory=Counter)
@@ -46,6 +48,9 @@ def render(result: ImportResult, into: Path) -> str:
                  + (", ".join(f"{k} {n}" for k, n in sorted(report.matched.items())) or "nothing"))
     lines.append("  companies kept apart: " + (", ".join(f"{k} {n}" for k, n in sorted(report.kept_apart.items()))
                                              or "none"))
+    if report.renamed:
+        lines.append("  companies renamed by a newer listing: "
+                     + ", ".join(f"{k} {n}" for k, n in sorted(report.renamed.items())))
     lines.append(f"  pairs listed for review in {REVIEW} (decide them in {DECISIONS}): {result.review}")
     if report.folded:
         lines.append(f"  records folded into one as {DECISIONS} decides: {len(report.folded)}: "
