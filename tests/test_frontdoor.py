@@ -103,9 +103,10 @@ def _oracle_facets(con: duckdb.DuckDBPyConnection, info: object,
     out: dict[str, list[tuple[object, int]]] = {}
     cut: list[str] = []
     for flt in route.filters:
-        if flt.kind.name == "text" or not flt.published or flt.name in applied or not any(  # a facet is a file
-                {*applied, flt.name} <= {f.name for f in group} for group in route.groups):
-            continue
+        narrowing = {n for n in applied if next(f for f in route.filters if f.name == n).published}
+        if flt.kind.name == "text" or not flt.published or flt.name in applied or not any(  # a facet is a file; a
+                {*narrowing, flt.name} <= {f.name for f in group} for group in route.groups):  # filter without
+            continue  # files narrows the rows only
         if flt.kind.name == "ladder":
             found = [(rung, con.execute(f"SELECT count(*) FROM oracle WHERE {condition} AND {flt.column} >= {rung}",
                                         values).fetchone()[0]) for rung in flt.domain]
