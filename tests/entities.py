@@ -263,6 +263,31 @@ def listed_after_closing(folder: Path) -> list[str]:
             and listed.get(c["id"], "") > c["acquired_date"]]
 
 
+CIK_FLOORS = ((1_600_000, 2013), (1_450_000, 2008), (1_300_000, 2003))
+"""Coarse and independent of the importer's table: CIKs from 1,600,000 were first assigned in 2014, from
+1,450,000 in 2009, from 1,300,000 in 2004 (EDGAR assigns them in sequence); a year's slack below each."""
+
+
+def listed_before_its_cik(folder: Path, shared: Path) -> list[str]:
+    """A listed IPO on a record whose CIK the SEC assigned years after the listing, under a name that is not the
+    record's: another company's listing under a ticker the record's company reused (Cogent Systems' 2004 COGT on
+    Cogent Biosciences). A company reorganised under its name keeps its listing (Accenture plc, CIK of 2009)."""
+    companies = {c["id"]: c for c in rows(folder, "companies")}
+    named = {(ticker.replace("'", "."), day): name for _, ticker, day, name in _ipo_names(shared)}
+    out = []
+    for ipo in rows(folder, "ipos"):
+        company = companies[ipo["company_id"]]
+        if ipo["status"] != "listed" or not ipo["listing_date"] or not company["cik"]:
+            continue
+        name = named.get((ipo["ticker"], ipo["listing_date"]))
+        if name is None or _name(name) == _name(company["name"]):
+            continue
+        floor = next((year for lowest, year in CIK_FLOORS if int(company["cik"]) >= lowest), None)
+        if floor is not None and int(ipo["listing_date"][:4]) < floor - 1:
+            out.append(f"{ipo['ticker']} listed {ipo['listing_date']} on {company['slug']} (CIK {company['cik']})")
+    return sorted(out)
+
+
 def _ipo_names(shared: Path) -> list[tuple[str, str, str, str]]:
     """(source line, ticker, listing date, the company's name at its IPO) of the IPO histories' listed rows."""
     out = []
@@ -312,9 +337,11 @@ COUNTS = {
     "numbered SPACs joined": numbered_spacs_joined,
     "public companies at a private mark": public_at_private_mark,
     "acquired companies listed later": listed_after_closing,
+    "IPOs listed before their company's CIK was assigned": listed_before_its_cik,
 }
-WITH_SHARED = frozenset({"rows landed apart", "shared (ticker, date)", "deals split over two records",
-                         "the same IPO twice", "IPOs on a company under a name that is neither its name nor an alias"})
+WITH_SHARED = frozenset({"rows landed apart", "IPOs listed before their company's CIK was assigned",
+                         "shared (ticker, date)", "deals split over two records", "the same IPO twice",
+                         "IPOs on a company under a name that is neither its name nor an alias"})
 """Counts measured against the raw files as well as the folder."""
 
 

@@ -98,6 +98,25 @@ def test_the_counts_can_fail(tmp_path: Path) -> None:
     assert entities.private_with_listing(folder) and entities.repeated_rounds(folder)
 
 
+def test_the_listing_before_its_cik_count_can_fail(real_import: Path, tmp_path: Path) -> None:
+    """Cogent Systems' 2004 COGT IPO moved onto Cogent Biosciences (CIK of 2014) is counted."""
+    folder = tmp_path / "moved"
+    shutil.copytree(real_import, folder)
+    companies = entities.rows(folder, "companies")
+    biosciences = next(c for c in companies if c["cik"] == "1622229")
+    systems = next(c for c in companies if c["name"] == "Cogent Systems")
+    ipos = entities.rows(folder, "ipos")
+    for ipo in ipos:
+        if ipo["company_id"] == systems["id"]:
+            ipo["company_id"] = biosciences["id"]
+    with (folder / "ipos.csv").open("w", encoding="utf-8", newline="") as handle:
+        writer = csv.DictWriter(handle, ipos[0].keys(), lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(ipos)
+    assert entities.listed_before_its_cik(folder, SHARED_DATA) == [
+        "COGT listed 2004-09-23 on cogent-biosciences-inc (CIK 1622229)"]
+
+
 def test_a_former_name_decided_once_finds_the_renamed_company(tmp_path: Path) -> None:
     """Facebook's 2012 IPO (IPOScoop, ticker FB, no CIK) lands on Meta Platforms (CIK 1326801, META) once
     identities.csv says Facebook is Meta; without the decision they are two records."""

@@ -172,6 +172,14 @@ def registered_for(cik: str, listing_date: str) -> bool:
     return era is not None and 0 <= int(listing_date[:4]) - era <= CIK_ERA_YEARS
 
 
+def assigned_after(cik: str, day: str) -> bool:
+    """The SEC assigned the CIK more than a year after ``day``: its registrant did not exist then. Under another
+    name it is another company that reused the ticker (Cogent Biosciences, CIK 1622229 of 2014, is not Cogent
+    Systems, COGT in 2004); under the same name, a reorganised or re-domiciled one (Accenture plc)."""
+    era = cik_era(cik)
+    return era is not None and bool(day) and era > int(day[:4]) + 1
+
+
 def share_ticker(ticker: str) -> str:
     """The share ticker of a SPAC's unit ticker (``FACTU``, ``AAC.U``, ``HZON-UN`` -> ``FACT``, ``AAC``, ``HZON``);
     '' for a ticker that does not look like units."""

@@ -33,6 +33,7 @@ from generator.importers.fold import fold_decided
 from generator.importers.identity import (
     SAME_LISTING_DAYS,
     Decisions,
+    assigned_after,
     cities_differ,
     days_apart,
     names_agree,
@@ -181,8 +182,10 @@ class Merger:
         if key is not None:
             row = companies[key]
             far = fact.date and row["listing_date"] and days_apart(fact.date, row["listing_date"]) > 730
-            if names_agree(row["name"], fact.name) and not far and not (fact.cik and row["cik"]):
-                return key, "ticker"
+            if names_agree(row["name"], fact.name) and not far and not (fact.cik and row["cik"]) and not (
+                    assigned_after(row["cik"], fact.date) and normalise(row["name"]) != normalise(fact.name)):
+                return key, "ticker"  # not a ticker reused by a company registered since (a reorganised one
+                # keeps its name: Accenture plc's CIK of 2009 holds Accenture's listing of 2001)
             owner = self.store.owner("companies", key, "ticker")
             as_of = fact.fields.get("valuation_date", "")  # a dated list (the screener) holds no later listing
             if self.from_list and owner is not None and owner[0] in self.ticker_lists and not (fact.cik and row[
