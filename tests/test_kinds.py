@@ -199,13 +199,16 @@ def test_both_front_doors_read_each_kind_alike() -> None:
 
 def test_no_code_outside_the_kinds_module_tests_a_kinds_name() -> None:
     """The kinds' names are labels: a branch on one (``kind == "ladder"``, ``flt.kind === "text"``, a kind's name in a
-    tuple) anywhere in the generator's Python or JavaScript but the kinds module is a kind spread over the code."""
+    tuple) anywhere in the generator's Python or JavaScript (the landing page's script too) but the kinds module is a
+    kind spread over the code."""
     names = "|".join(sorted({k.name for k in KINDS}))
     distinct = "|".join(n for n in names.split("|") if n not in ("year", "month", "text"))  # not common words
     branch = re.compile(rf"""kind(\.name|"\]|'\])?\s*(===?|!==?|\bin\b|\bnot in\b)\s*[(\[]?\s*["']({names})["']""")
     compared = re.compile(rf"""(===?|!==?)\s*["']({distinct})["']|\bin\s*[(\[][^)\]]*["']({distinct})["']""")
     found = []
-    for path in sorted([*(ROOT / "generator").rglob("*.py"), *(ROOT / "generator").rglob("*.mjs")]):
+    generator = ROOT / "generator"
+    code = [*generator.rglob("*.py"), *generator.rglob("*.mjs"), *(ROOT / "templates").glob("*.j2")]
+    for path in sorted(code):
         if path.name == "kinds.py":
             continue
         for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
