@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import unicodedata
 from pathlib import Path
+from typing import Any
 
 
 def read(data: Path, table: str) -> list[dict[str, str]]:
@@ -82,3 +83,34 @@ def company_matches(c: dict[str, str], filters: dict[str, str]) -> bool:
         return False
     text = " ".join([c["name"], c["ticker"], *c.get("also_known_as", [])])
     return "q" not in filters or filters["q"] in words(text)  # a whole word
+
+
+def filter_values(flt: Any, row: dict) -> set[str]:
+    """The values of a registry filter (``routes.Filter``) that a listing row matches, as they appear in URLs: the
+    documented meaning of each kind, read here apart from ``generator/api/kinds.py`` (whose SQL the files come from),
+    by its label. Text: the words (or prefixes of ``prefixes`` characters) of the name, ticker and other names;
+    ladder: the rungs at or below the row's number; year: the row's year; a category: its value (or values)."""
+    kind = flt.kind.name
+    if kind == "text":
+        found = words(" ".join([row["name"], row.get("ticker") or "", *row["also_known_as"]]))
+        if flt.prefixes:
+            shortest, longest = flt.prefixes
+            return {w[:n] for w in found for n in range(min(len(w), shortest), min(len(w), longest) + 1)}
+        return set(found)
+    if kind == "ladder":
+        amount = row[flt.column]
+        return {str(t) for t in flt.domain if amount is not None and amount >= int(t)}
+    if kind == "year":
+        date = row.get("year") or (row[flt.column] or "")[:4]
+        return {str(date)} if date else set()
+    value: Any = row
+    for part in flt.column.strip('"').split("."):
+        value = value[part]
+    if flt.multi:
+        return {str(v) for v in value}
+    return set() if value is None else {str(value)}
+
+
+def typed(flt: Any, value: str) -> str | int:
+    """A filter value from a URL as ``meta.filters`` and the facets carry it: numbers for ladders and years."""
+    return int(value) if flt.kind.name in ("ladder", "year") else value

@@ -48,33 +48,6 @@ def crawl(files: dict[str, dict], url: str | None) -> list[dict]:
     return rows
 
 
-def value_of(row: dict, flt: Filter) -> object:
-    value: object = row
-    for part in flt.column.strip('"').split("."):
-        value = value[part]  # type: ignore[index]
-    return value
-
-
-def row_values(flt: Filter, row: dict) -> set[str]:
-    """The values of a filter that a row matches, as they appear in URLs."""
-    if flt.kind.name == "text":
-        words = oracle.words(" ".join([row["name"], row.get("ticker") or "", *row["also_known_as"]]))
-        if flt.prefixes:
-            shortest, longest = flt.prefixes
-            return {w[:n] for w in words for n in range(min(len(w), shortest), min(len(w), longest) + 1)}
-        return set(words)
-    if flt.kind.name == "ladder":
-        amount = row[flt.column]
-        return {str(t) for t in flt.domain if amount is not None and amount >= int(t)}
-    if flt.kind.name == "year":
-        date = row.get("year") or (row[flt.column] or "")[:4]
-        return {str(date)} if date else set()
-    value = value_of(row, flt)
-    if flt.multi:
-        return {str(v) for v in value}  # type: ignore[union-attr]
-    return set() if value is None else {str(value)}
-
-
 @pytest.mark.parametrize("route", LIST_ROUTES, ids=lambda r: r.name)
 def test_no_listing_file_is_empty_and_pages_are_consistent(published: dict, route: ListRoute) -> None:
     files = published[route.name]
@@ -89,7 +62,7 @@ def test_no_listing_file_is_empty_and_pages_are_consistent(published: dict, rout
 
 
 def _expected(universe: list[dict], filters: list[Filter], values: tuple[str, ...]) -> list[dict]:
-    return [r for r in universe if all(v in row_values(f, r) for f, v in zip(filters, values, strict=True))]
+    return [r for r in universe if all(v in oracle.filter_values(f, r) for f, v in zip(filters, values, strict=True))]
 
 
 @pytest.mark.parametrize("route", LIST_ROUTES, ids=lambda r: r.name)
@@ -100,12 +73,12 @@ def test_every_single_filter_and_combinable_pair_has_exactly_the_matching_rows(
     default = route.default_sort
     universe = crawl(files, route.file_path({}, default, 1))
     assert len(universe) == files[route.file_path({}, default, 1)]["meta"]["total"]
-    faceted = [f for f in route.filters if f.kind.name != "text"]
+    faceted = [f for f in route.filters if f.faceted]
     sets = [(f,) for f in route.filters] + [
         pair for pair in itertools.combinations(faceted, 2) if route.combines({f.name for f in pair})]
     checked = 0
     for filters in sets:
-        domains = [sorted(set().union(*(row_values(f, r) for r in universe))) for f in filters]
+        domains = [sorted(set().union(*(oracle.filter_values(f, r) for r in universe))) for f in filters]
         for values in itertools.product(*domains):
             active = {f.name: v for f, v in zip(filters, values, strict=True)}
             expected = _expected(universe, list(filters), values)
@@ -116,8 +89,7 @@ def test_every_single_filter_and_combinable_pair_has_exactly_the_matching_rows(
             assert url in files, f"{url} has rows but is not published"
             assert crawl(files, url) == expected, url
             assert files[url]["meta"]["filters"] == {
-                f.name: int(v) if f.kind.name in ("ladder", "year") else v
-                for f, v in zip(filters, values, strict=True)}
+                f.name: oracle.typed(f, v) for f, v in zip(filters, values, strict=True)}
             checked += 1
     assert checked >= len(route.filters)
 
@@ -140,12 +112,11 @@ def test_every_facet_url_is_published_with_the_stated_count(published: dict, rou
             flt = by_name[name]
             counts: dict[str, int] = {}
             for row in rows:
-                for value in row_values(flt, row):
+                for value in oracle.filter_values(flt, row):
                     counts[value] = counts.get(value, 0) + 1
             entries = meta["facets"].get(name, [])
-            assert [str(e["value"]) for e in entries] == [
-                v for v, _ in sorted(counts.items(), key=lambda vc: (-vc[1], int(vc[0]) if flt.kind.name in (
-                    "ladder", "year") else vc[0]))][:FACET_LIMIT], (url, name)
+            ordered = sorted(counts.items(), key=lambda vc: (-vc[1], oracle.typed(flt, vc[0])))
+            assert [str(e["value"]) for e in entries] == [v for v, _ in ordered][:FACET_LIMIT], (url, name)
             assert (name in meta["facets_truncated"]) == (len(counts) > FACET_LIMIT)
             for entry in entries:
                 target = files.get(entry["url"])
