@@ -94,6 +94,30 @@ def tiny_build(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
+def without_places(files: dict[str, bytes]) -> dict[str, bytes]:
+    """A canonical folder's or a build's files with what depends on where the source files sat left out: the
+    places of ``provenance.csv`` and of the profiles' ``sources``, and the exports (which carry provenance whole).
+    Two imports of the same files laid out differently (a fetch run's URL layout, a flat folder) compare equal."""
+    out = {}
+    for name, body in files.items():
+        if name.startswith("api/export/"):
+            continue
+        if name.endswith("provenance.csv"):
+            body = b"\n".join(line.rsplit(b",", 1)[0] if b"," in line else line for line in body.split(b"\n"))
+        elif name.endswith(".json") and b'"places"' in body:
+            body = json.dumps(_placeless(json.loads(body))).encode()
+        out[name] = body
+    return out
+
+
+def _placeless(value: object) -> object:
+    if isinstance(value, dict):
+        return {key: [] if key == "places" else _placeless(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_placeless(item) for item in value]
+    return value
+
+
 @dataclass(frozen=True)
 class Build10k:
     data: Path

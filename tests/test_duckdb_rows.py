@@ -15,6 +15,7 @@ from generator.api import exports, listing
 from generator.api.registry import LIST_ROUTES
 from generator.api.response_base import Out
 from generator.dataset import serialize
+from generator.dataset.database import quoted
 from generator.dataset.schema import TABLES
 
 
@@ -38,7 +39,7 @@ def test_listing_rows_are_the_models_bytes(embedded_db, route) -> None:  # type:
 @pytest.mark.parametrize("table", TABLES, ids=lambda t: t.name)
 def test_export_rows_are_the_models_bytes(embedded_db, table) -> None:  # type: ignore[no-untyped-def]
     con, _ = embedded_db
-    order = ", ".join(table.key)
+    order = quoted(*table.key)  # provenance has a column named table
     made = serialize.duckdb_rows(con, table.model, table.name, order)
     assert made is not None  # every table of the dataset (financials' doubles are within range)
     assert made == _by_model(con, table.model, table.name, order)

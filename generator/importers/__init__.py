@@ -130,10 +130,13 @@ def _undated(path: Path) -> str:
 
 def label(path: Path, given: list[Path]) -> str:
     """How provenance names a file: its path under the folder given to ``import`` that holds it (the same on every
-    machine), or its name when the file itself was given."""
+    machine), without the dated folders of fetch runs (``data.sec.gov/submissions/CIK0000320193.json``: a fetch
+    keeps the source's URL layout, and a file is the same source whichever night fetched it), or its name when
+    the file itself was given."""
     for root in given:
         if root.is_dir() and path.is_relative_to(root):
-            return path.relative_to(root).as_posix().replace(";", ",")
+            parts = [part for part in path.relative_to(root).parts[:-1] if not _DATED.match(part)]
+            return "/".join([*parts, path.name]).replace(";", ",")
     return path.name.replace(";", ",")
 
 
