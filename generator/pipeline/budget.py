@@ -5,7 +5,9 @@ figure; a change that needs more must take it from another endpoint's budget, or
 
 The endpoints' byte budgets add up to no more than the total, so no endpoint can grow unnoticed into the others'
 headroom. Measured at 10k when set: 599.88 MB in 95,316 published files; each endpoint's figure is its measure
-rounded up (to 5 kB, 10 kB for the small ones), the landing page's with room for the work under way on it.
+rounded up (to 5 kB, 10 kB for the small ones), the landing page's with room for the work under way on it. The
+exports' archives at deflate level 9 then measured 77.80 MB (599.59 MB in all): their budget gave back 0.3 MB,
+unallocated, for the next endpoint.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ ENDPOINTS: dict[str, Budget] = {
     "api/calendar": Budget(1_030, 13_980_000),
     "api/companies": Budget(42_620, 161_630_000),
     "api/errors": Budget(21, 10_000),
-    "api/export": Budget(70, 78_095_000),
+    "api/export": Budget(70, 77_800_000),
     "api/filings": Budget(3_610, 30_435_000),
     "api/funding": Budget(7_670, 93_425_000),
     "api/industries": Budget(30, 1_930_000),
