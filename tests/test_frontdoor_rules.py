@@ -116,3 +116,33 @@ def test_the_openapi_q_takes_what_the_front_door_takes(embedded_build: Path, res
         assert not any(pattern.search(chr(c)) for c in range(0x80) if not slugify(chr(c)))
     assert _get(resolver, "/api/companies?q=%C3%BB")[0] == 200
     assert "`when=past`" in markdown() and "`meta.facets`" in markdown()
+
+
+def test_the_query_index_is_parsed_again_only_when_its_bytes_change(embedded_build: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """serve reads the index on every request but parses it once while the file is unchanged; a rebuilt index
+    (other bytes) is parsed again and answers by what it holds now."""
+    from generator.frontdoor import indexed
+
+    parsed: list[int] = []
+    real_loads = indexed.json.loads
+    monkeypatch.setattr(indexed, "_PARSED", {})
+    monkeypatch.setattr(indexed.json, "loads", lambda raw, **kw: parsed.append(raw[:9] == b'{"route":')
+                        or real_loads(raw, **kw))
+    files: dict[str, bytes] = {}
+
+    def fetch(path: str) -> bytes | None:
+        found = embedded_build / path.lstrip("/")
+        return files.get(path) or (found.read_bytes() if found.is_file() else None)
+
+    space = real_loads((embedded_build / "api" / "query-space.json").read_bytes())
+    front = Resolver(space, fetch)
+    index_path = space["routes"]["companies"]["index"]
+    first = front.resolve("/api/companies", "minValuation=2.5e9")
+    assert first is not None and first.status == 200
+    assert parsed.count(True) == 1  # the index, and the page it reads the facets of
+    again = front.resolve("/api/companies", "minValuation=2.5e9")
+    assert again is not None and again.body == first.body and parsed.count(True) == 1  # the index not again
+    files[index_path] = (embedded_build / index_path.lstrip("/")).read_bytes() + b"\n"  # the same index, rebuilt
+    third = front.resolve("/api/companies", "minValuation=2.5e9")
+    assert third is not None and third.body == first.body and parsed.count(True) == 2
