@@ -30,11 +30,13 @@ from pydantic import (
 from generator.dataset.attribution import Alias, NewsItem, Provenance
 from generator.dataset.cells import STRICT_INTEGER, Date, Integer
 from generator.dataset.vocabulary import (  # noqa: F401  (re-exported: the schema is where callers find them)
+    ACCESSION_PATTERN,
     MAX_USD,
     NEWS_RECORDS,
     RESERVED_SLUGS,
     SLUG_PATTERN,
     TICKER_PATTERN,
+    Accession,
     AliasKind,
     Basis,
     Cik,
@@ -183,12 +185,12 @@ class Financial(Row):
     shares_outstanding: Annotated[int, Field(ge=0), STRICT_INTEGER] | None = Field(
         None, description="common shares outstanding at period_end (else on the annual report's cover page)"
     )
-    accession_number: Annotated[str, Field(pattern=r"^\d{10}-\d{2}-\d{6}$")] | None = Field(
+    accession_number: Accession | None = Field(
         None, description="SEC accession number of the fiscal year's own annual report (the original, not an "
         "amendment; for a year known only as a comparative, the first report that gave it)"
     )
     filed_date: Date | None = Field(None, description="date the report of accession_number was filed")
-    restated_accession_number: Annotated[str, Field(pattern=r"^\d{10}-\d{2}-\d{6}$")] | None = Field(
+    restated_accession_number: Accession | None = Field(
         None, description="a later filing that changed a figure (a restatement, a recast, or the figure "
         "rounded anew); the figures given are the latest filing's"
     )
@@ -304,7 +306,7 @@ class Filing(Row):
     company_id: Integer
     form: FilingForm = Field(description="SEC form type as EDGAR writes it")
     filed_date: Date
-    accession_number: Annotated[str, Field(pattern=r"^\d{10}-\d{2}-\d{6}$")] | None = None
+    accession_number: Accession | None = None
     description: Text | None = None
     filer_cik: Cik | None = Field(
         None, description="CIK the filing was made under when it is not the company's own (e.g. a predecessor)"

@@ -36,6 +36,9 @@ SignedUsd = Annotated[
 UsdCents = Annotated[int, Field(ge=0, description="US cents per share"), STRICT_INTEGER]
 Year = Annotated[int, Field(ge=1000, le=2100), STRICT_INTEGER]
 Cik = Annotated[int, Field(ge=1, le=9999999999), STRICT_INTEGER]
+ACCESSION_PATTERN = r"^\d{10}-\d{2}-\d{6}$"
+"""An SEC accession number: the filer agent's CIK, the year, the filing's sequence (0000320193-23-000106)."""
+Accession = Annotated[str, Field(pattern=ACCESSION_PATTERN)]
 Text = Annotated[str, Field(min_length=1, max_length=2000)]
 Domain = Annotated[str, Field(pattern=r"^[a-z0-9-]+(\.[a-z0-9-]+)+$", description="bare domain, no scheme")]
 Url = Annotated[str, Field(pattern=r"^https?://\S+$", max_length=2000, description="http or https URL")]

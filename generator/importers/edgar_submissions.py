@@ -29,6 +29,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from generator.dataset.schema import ACCESSION_PATTERN
 from generator.importers import jsondoc
 from generator.importers.base import (
     CompanyFact,
@@ -218,7 +219,7 @@ def _filings(path: Path, ctx: Context, columns: dict[str, Any], company: Company
     for i, (accession, date, form) in enumerate(zip(accessions, dates, kinds, strict=True)):
         if form not in forms:
             continue
-        if not (isinstance(accession, str) and re.fullmatch(r"\d{10}-\d{2}-\d{6}", accession)
+        if not (isinstance(accession, str) and re.fullmatch(ACCESSION_PATTERN, accession)
                 and isinstance(date, str) and _DAY.fullmatch(date)):
             ctx.skip("edgar: submissions filings without an accession number or date (skipped)",
                      where=f"{path.name}: filings[{i}]")

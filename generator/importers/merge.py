@@ -260,7 +260,7 @@ class Merger:
         row = self.store.rows["companies"][key]
         old_name = row["name"]
         if found:
-            self._renamed_since(key, fact, source)
+            self.aliases.renamed_since(key, fact, source)
         asserted = dict(fact.fields)
         for column, value in (("cik", fact.cik), ("ticker", fact.ticker), ("country", fact.country)):
             if value:
@@ -284,35 +284,6 @@ class Merger:
             self.by_name.setdefault(normalise(row["name"]), []).append(key)
         self.aliases.observe(key, fact, old_name if found else "", source)
         return key
-
-    def _renamed_since(self, key: str, fact: CompanyFact, source: Source) -> None:
-        """A dated list of current listings (``fact.listed_on``) that trades the record's company under another
-        ticker than an undated ticker list gave it, a ticker the dated list no longer lists: the company was
-        renamed or relisted since (a de-SPAC: Digital World Acquisition, DWAC, trades as Trump Media & Technology
-        Group, DJT; Fiserv moved from FISV to FI). The list's ticker and name become the record's; the old ones
-        stay as aliases (``observe`` keeps the old name)."""
-        row = self.store.rows["companies"][key]
-        owner = self.store.owner("companies", key, "ticker")
-        if not (fact.listed_on and fact.ticker and row["ticker"] and fact.ticker != row["ticker"]
-                and row["ticker"] not in fact.others_listed and owner is not None
-                and owner[0] in self.ticker_lists and owner[0] != source.name
-                and self.by_ticker.get(fact.ticker) in (None, key)):
-            return
-        self.report.renamed[f"{source.name}: listed under another ticker (and name) than an undated list said"] += 1
-        self.aliases.ticker(key, row["ticker"], source, f"ticker before {fact.ticker}, {fact.listed_on} or earlier")
-        self._take_ticker(key, fact.ticker)
-        row["ticker"] = fact.ticker
-        self.store.claim("companies", key, "ticker", source.name, source.basis)
-        if not names_agree(fact.name, row["name"]):
-            row["name"] = fact.name
-            self.store.claim("companies", key, "name", source.name, source.basis)
-            for alias in [k for k, a in self.store.rows["aliases"].items() if a["company_id"] == key
-                          and a["kind"] == "name" and normalise(a["alias"]) == normalise(fact.name)]:
-                del self.store.rows["aliases"][alias]  # its name now, no longer another name
-                self.store.drop("aliases", alias)
-        if row["sector"] == "blank-check" and fact.defaults.get("sector"):  # the business it acquired, as the
-            row["sector"] = fact.defaults["sector"]                       # list's default sector is claimed
-            self.store.claim("companies", key, "sector", source.name, "estimate")
 
     def _free_slug(self, text: str) -> str:
         base = slugify(text) or "company"

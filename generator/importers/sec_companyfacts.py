@@ -24,6 +24,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+from generator.dataset.schema import ACCESSION_PATTERN
 from generator.importers import jsondoc
 from generator.importers.base import CompanyFact, Context, Fact, FinancialFact, Source, SourceError, display_name
 from generator.importers.sec_financials import CONCEPTS, Filing, Observation, annual_rows, figures_filing
@@ -31,7 +32,7 @@ from generator.importers.sec_financials import CONCEPTS, Filing, Observation, an
 SOURCE = Source("sec-companyfacts", "sec-filing", "SEC XBRL company facts (data.sec.gov companyfacts API)")
 DETECT_RANK = 50
 """After the company lists: the facts enrich companies they made."""
-ACCESSION = re.compile(r"^\d{10}-\d{2}-\d{6}$")
+ACCESSION = re.compile(ACCESSION_PATTERN)
 _TAXONOMIES = frozenset(t for t, _ in CONCEPTS)
 BAD_VALUE = "sec-companyfacts: facts whose val is not a number (NaN, text, null) (skipped)"
 INCOMPLETE = "sec-companyfacts: facts missing end, accn, form or filed, or with a date that is not one (skipped)"
