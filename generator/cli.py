@@ -301,3 +301,43 @@ def fetch(sources: tuple[str, ...], into: Path, agent: str | None, rate: float, 
         raise click.ClickException(f"{len(result.failures)} URL(s) failed; {into} is as the last good run left it")
     if not quiet:
         click.echo(f"fetched into {result.run}: {result.total.summary()}")
+
+
+@main.group()
+def webhooks() -> None:
+    """Signed delivery of the published change events to the URLs of a subscriptions file."""
+
+
+@webhooks.command("deliver")
+@click.option("--site", "site", type=click.Path(path_type=Path, exists=True, file_okay=False), required=True,
+              help="A built output folder; its api/changes/events.jsonl is read, nothing in it is written.")
+@click.option("--subscriptions", "subscriptions", type=click.Path(path_type=Path, dir_okay=False), required=True,
+              help="TOML file of subscribers (name, url, secret_env, optional filters); see docs/webhooks.md.")
+@click.option("--state", "state", type=click.Path(path_type=Path, dir_okay=False), required=True,
+              help="JSON file of what each subscriber has had; created if missing, rewritten atomically after "
+              "each delivery. Must be outside --site.")
+@click.option("--attempts", type=click.IntRange(min=1, max=20), default=5, show_default=True,
+              help="Attempts per event at most (the first one included).")
+@click.option("--backoff", type=click.FloatRange(min=0.0), default=1.0, show_default=True,
+              help="Backoff factor in seconds: the waits between attempts are 0, 2x, 4x, 8x... this.")
+@click.option("--max-wait", type=click.FloatRange(min=0.0), default=60.0, show_default=True,
+              help="Seconds one wait may last at most, a receiver's Retry-After included.")
+@click.option("--timeout", type=click.FloatRange(min=0.1), default=10.0, show_default=True,
+              help="Seconds to connect, and seconds to wait for the answer, per request.")
+@click.option("--quiet", is_flag=True, help="Print nothing but failures.")
+def webhooks_deliver(site: Path, subscriptions: Path, state: Path, attempts: int, backoff: float, max_wait: float,
+                     timeout: float, quiet: bool) -> None:
+    """Deliver to each subscriber the matching events it has not yet had, oldest first, one signed POST each."""
+    from generator.events.webhooks import DeliveryOptions, WebhookError, deliver
+
+    options = DeliveryOptions(attempts=attempts, backoff=backoff, max_wait=max_wait, timeout=timeout)
+    try:
+        report = deliver(site, subscriptions, state, options, os.environ)
+    except WebhookError as error:
+        raise click.ClickException(str(error)) from None
+    for line in report.lines():
+        if not quiet or line.startswith("FAILED"):
+            click.echo(line, err=line.startswith("FAILED"))
+    if report.failed:
+        raise click.ClickException(f"{len(report.failed)} subscriber(s) stopped on a failed event; "
+                                   f"the next run resends from there")
