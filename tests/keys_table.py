@@ -65,7 +65,7 @@ def file_paths(build: Path) -> dict[str, str]:
     api = build / "api"
     profile = next(p for p in sorted((api / "companies").glob("*.json")) if "=" not in p.name)
     filtered = next(p for p in sorted((api / "companies").glob("sector=*/sort=name,page=1.json")))
-    index = next(iter(sorted((api / "query-index").glob("*.json"))))
+    index = next(iter(sorted((api / "query-index").glob("*.bin"))))
     return {name: "/" + path.relative_to(build).as_posix() for name, path in {
         "listing file": api / "companies" / "all" / "sort=-valuation,page=1.json",
         "filtered listing file": filtered, "profile file": profile,

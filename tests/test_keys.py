@@ -54,7 +54,7 @@ def test_public_paths_are_few_and_exact() -> None:
     for path in ["/", "/index.html", "/404.html", "/api/openapi", "/api/openapi/", "/api/openapi.json",
                  "/api/errors/not-found.json", "/api/errors/unauthorized.json", "/api/%65rrors/not-found.json"]:
         assert keys.is_public(path), path
-    for path in ["/api", "/api/", "/api/companies", "/api/query-space.json", "/api/query-index/companies.json",
+    for path in ["/api", "/api/", "/api/companies", "/api/query-space.json", "/api/query-index/companies.bin",
                  "/api/errors/../companies.json", "/api/errors/..%2fquery-space.json", "/api/errors/x/y.json",
                  "/API/openapi", "//api/openapi", "/api/openapi.json/", "/index.htm", "/api/export/csv/companies.csv"]:
         assert not keys.is_public(path), path

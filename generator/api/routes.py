@@ -156,8 +156,8 @@ class ListRoute:
     @property
     def index_file(self) -> str | None:
         """The route's query index: per row, in the default order, the value of each indexed filter and its
-        position under every other sort (see ``generator.api.query_index``); None when it has none."""
-        return f"{INDEX_FOLDER}/{self.name}.json" if self.indexed_filters else None
+        position under every other sort, in binary (see ``generator.api.query_index``); None when it has none."""
+        return f"{INDEX_FOLDER}/{self.name}.bin" if self.indexed_filters else None
 
     @staticmethod
     def page_file(sort: str, page: int | str) -> str:

@@ -746,16 +746,45 @@ function indexCandidates(listing, exact) {
   return out;
 }
 
-// a query index parsed once per bytes read (a host that keeps its files hands the same bytes again); never changed
+// a query index decoded once per bytes read (a host that keeps its files hands the same bytes again); never changed
 const parsedIndexes = new WeakMap();
 function parsedIndex(raw) {
-  if (typeof raw === "string") return JSON.parse(raw);
+  if (typeof raw === "string") raw = encoder.encode(raw);
   let index = parsedIndexes.get(raw);
   if (index === undefined) {
-    index = JSON.parse(asText(raw));
+    index = parseIndex(raw);
     parsedIndexes.set(raw, index);
   }
   return index;
+}
+
+const ARRAYS = {1: Uint8Array, 2: Uint16Array, 4: Uint32Array, 8: Float64Array};
+
+/** generator/api/query_index.py's decode: the header parsed, each array read where it lies (little-endian). */
+export function parseIndex(raw) {
+  if (decoder.decode(raw.subarray(0, 4)) !== "QIX1") throw new Error("not a query index");
+  const length = new DataView(raw.buffer, raw.byteOffset, 8).getUint32(4, true);
+  const header = JSON.parse(decoder.decode(raw.subarray(8, 8 + length)));
+  const start = raw.byteOffset + 8 + length;
+  const read = ([offset, width, count]) => {
+    const Type = ARRAYS[width];
+    if ((start + offset) % width === 0) return new Type(raw.buffer, start + offset, count);
+    return new Type(raw.buffer.slice(start + offset, start + offset + width * count)); // not aligned: a copy
+  };
+  const filters = {};
+  for (const [name, entry] of Object.entries(header.filters)) {
+    if (typeof entry === "string") filters[name] = entry;
+    else if ("table" in entry) {
+      const table = read(entry.table);
+      filters[name] = {numbers: Array.from(read(entry.codes), (c) => c ? table[c - 1] : null)};
+    } else if ("starts" in entry) {
+      const starts = read(entry.starts), lists = read(entry.lists);
+      filters[name] = {values: entry.values,
+        codes: Array.from({length: starts.length - 1}, (_, i) => Array.from(lists.subarray(starts[i], starts[i + 1])))};
+    } else filters[name] = {values: entry.values, codes: Array.from(read(entry.codes), (c) => c ? c - 1 : null)};
+  }
+  const orders = Object.fromEntries(Object.entries(header.orders).map(([sort, place]) => [sort, Array.from(read(place))]));
+  return {...header, filters, orders};
 }
 
 async function fromIndex(listing, values, sort, page) {
