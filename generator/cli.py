@@ -304,6 +304,35 @@ def fetch(sources: tuple[str, ...], into: Path, agent: str | None, rate: float, 
 
 
 @main.group()
+def changes() -> None:
+    """The dataset's change events: record what changed between two snapshots (docs/changes.md)."""
+
+
+@changes.command("record")
+@click.option("--previous", type=click.Path(path_type=Path, exists=True), required=True,
+              help="The previous snapshot: a dataset folder, or the CSV dataset archive a published site serves at "
+              "/api/export?format=csv.")
+@click.option("--data", "data_dir", type=click.Path(path_type=Path, exists=True, file_okay=False), default=DEFAULT_DATA,
+              show_default=True, help="The new snapshot, whose changes.csv is written.")
+@click.option("--quiet", is_flag=True)
+def changes_record(previous: Path, data_dir: Path, quiet: bool) -> None:
+    """Append to DATA's changes.csv the companies added, renamed, removed, delisted or closed and the valuations
+    changed since PREVIOUS, dated with DATA's as-of date; carry over the recorded events within the window."""
+    from generator.dataset.load import DataError
+    from generator.events.changes import record
+
+    try:
+        done = record(previous, data_dir)
+    except DataError as error:
+        raise _fail_on_data_error(error) from None
+    if not quiet:
+        added = ", ".join(f"{n} {kind}" for kind, n in sorted(done.added.items())) or "none"
+        click.echo(f"changes.csv: {sum(done.added.values())} event(s) added ({added}); {done.carried} carried over, "
+                   f"{done.dropped} dropped (older than the window); {done.rows} row(s)"
+                   + ("" if done.written else "; unchanged"))
+
+
+@main.group()
 def webhooks() -> None:
     """Signed delivery of the published change events to the URLs of a subscriptions file."""
 

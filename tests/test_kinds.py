@@ -26,6 +26,7 @@ from generator.api.kinds import (
     YEARS,
     Bound,
     Kind,
+    Since,
     UpperBound,
     Year,
 )
@@ -56,6 +57,7 @@ SINCE = Filter("minFounded", Bound(YEARS), "founded_year", "Since.", (2000, 2010
 UNTIL = Filter("maxFounded", UpperBound(YEARS), "founded_year", "Until.", (2000, 2010))
 PREFIX = Filter("q", TEXT, WORDS, "Prefix.", prefixes=(2, 3))
 WHOLE = Filter("q", TEXT, WORDS, "Word.")
+DAY = Filter("since", Since(), "status_date", "Since a day.", published=False)
 
 
 @pytest.fixture(scope="module")
@@ -93,6 +95,7 @@ def test_each_kind_says_in_sql_which_values_a_row_matches(con: duckdb.DuckDBPyCo
     (LISTED, {"numbers": [2021, 2019, None]}),
     (UNTIL, {"numbers": [2015, 1999, None]}),
     (VALUATION, {"numbers": [500_000_000, 20_000_000_000, None]}),
+    (DAY, {"numbers": [20210304, 20191231, None]}),
     (PREFIX, {"values": ["ai", "bi", "el", "la", "oa", "op", "st"], "codes": [[0, 3, 4, 5], [1, 2], [6]]}),
 ], ids=lambda v: v.name if isinstance(v, Filter) else "")
 def test_each_kind_encodes_its_query_index_entry(con: duckdb.DuckDBPyConnection, flt: Filter, expected: dict) -> None:
@@ -169,6 +172,17 @@ CASES: list[tuple[dict, str, list[Any], Any]] = [  # description, operation, arg
     (_entry(UNTIL), "mask", [NUMBERS, 2000], {"ok": [False, True, False]}),
     (_entry(UNTIL), "keep", [2014, ROW], {"ok": False}),
     (_entry(UNTIL), "counts", [NUMBERS, [True, True, True]], {"ok": {"2000": 1, "2010": 1}}),
+    (_entry(DAY), "parse", [" 2021-03-04 "], {"ok": "2021-03-04"}),
+    (_entry(DAY), "parse", ["0050-01-31"], {"ok": "0050-01-31"}),
+    (_entry(DAY), "parse", ["2025-02-30"], {"invalid": [{"name": "since", "reason": "a day, YYYY-MM-DD (e.g. 2025-06-01)"}],
+                                           "detail": "`since`: '2025-02-30' is not a day YYYY-MM-DD"}),
+    (_entry(DAY), "parse", ["0000-01-01"], {"invalid": [{"name": "since", "reason": "a day, YYYY-MM-DD (e.g. 2025-06-01)"}],
+                                           "detail": "`since`: '0000-01-01' is not a day YYYY-MM-DD"}),
+    (_entry(DAY), "parse", ["2021-3-4"], None),
+    (_entry(DAY), "exact", ["2021-03-04"], {"ok": None}),
+    (_entry(DAY), "keep", ["2021-03-04", {**ROW, "status_date": "2021-03-04"}], {"ok": True}),
+    (_entry(DAY), "keep", ["2021-03-05", {**ROW, "status_date": "2021-03-04"}], {"ok": False}),
+    (_entry(DAY), "mask", [{"numbers": [20210304, 20191231, None]}, "2020-01-01"], {"ok": [True, False, False]}),
     (_entry(PREFIX), "parse", ["Open AI Inc."], {"ok": ["open", "ai"]}),
     (_entry(PREFIX), "parse", ["ß"], {"invalid": [{"name": "q", "reason": "no letters or digits"}],
                                       "detail": "`q`: 'ß' has no word"}),
@@ -219,7 +233,7 @@ def test_no_code_outside_the_kinds_module_tests_a_kinds_name() -> None:
 
 
 def test_every_kind_is_described_for_the_resolvers_with_a_primitive_both_implement() -> None:
-    kinds = [CATEGORY, MONTH, YEAR, Year(date=False), LADDER_USD, Bound(YEARS), UpperBound(YEARS), TEXT]
+    kinds = [CATEGORY, MONTH, YEAR, Year(date=False), LADDER_USD, Bound(YEARS), UpperBound(YEARS), TEXT, Since()]
     assert {type(k) for k in kinds} == set(KINDS)
     source = (ROOT / "generator" / "frontdoor" / "js" / "frontdoor.mjs").read_text(encoding="utf-8")
     exported = re.search(r"export const PRIMITIVES = \{([^}]*)\}", source)

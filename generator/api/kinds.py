@@ -336,6 +336,37 @@ class Text(Kind):
                     "Any whole word of a name present in the data.")
 
 
+@dataclass(frozen=True)
+class Since(Kind):
+    """An inclusive lower bound on a date column: a row matches when its date is the value (``YYYY-MM-DD``) or
+    later. No file holds a day: the front door answers it from the query index, which holds each row's day as the
+    number ``YYYYMMDD``. Never faceted."""
+
+    name = "since"
+    faceted = False
+    exact = False
+    pattern = r"[0-9]{4}-[0-9]{2}-[0-9]{2}"
+
+    def sql_value(self, flt: FilterLike) -> str:
+        return f"strftime({flt.column}, '%Y%m%d')::INTEGER"
+
+    def needs_index(self, flt: FilterLike) -> bool:
+        return True
+
+    def index_entry(self, flt: FilterLike, found: list[Any]) -> dict[str, Any]:
+        return {"numbers": [None if v is None else int(v) for v in found]}
+
+    def describe(self, flt: FilterLike, values: list[str], vocabulary: Vocabulary) -> dict[str, Any]:
+        return {"value": "date", "compare": "ge", "pattern": self.pattern,
+                "invalid": ["a day, YYYY-MM-DD (e.g. 2025-06-01)", "`{name}`: {raw} is not a day YYYY-MM-DD"]}
+
+    def openapi(self, flt: FilterLike, values: list[str], others: list[str]) -> tuple[dict[str, Any], str]:
+        return {"type": "string", "format": "date"}, " A day, YYYY-MM-DD: the rows dated on it or later."
+
+    def values_words(self, flt: FilterLike) -> tuple[list[tuple[str, str]], str]:
+        return [], "A day, YYYY-MM-DD: on it or later."
+
+
 WORD_PATTERN = r"[^\u0000-\u002f\u003a-\u0040\u005b-\u0060\u007b-\u007f]"
 """The OpenAPI pattern of a text query: an ASCII letter or digit, or any other character than ASCII's (``û`` folds
 to u). The front door then takes any value whose characters, accents dropped, make a word; one where none does
@@ -347,5 +378,6 @@ MONTH = Month()
 YEAR = Year()
 LADDER_USD = Bound(USD)
 TEXT = Text()
-KINDS: tuple[type[Kind], ...] = (Category, Month, Year, Bound, UpperBound, Text)
+SINCE = Since()
+KINDS: tuple[type[Kind], ...] = (Category, Month, Year, Bound, UpperBound, Text, Since)
 """Every kind (the docs' recipe and the tests list them)."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from generator.dataset.history import WINDOW_DAYS
 from generator.dataset.schema import DatasetInfo
 
 SQL_DIR = Path(__file__).parent / "sql"
@@ -14,7 +15,10 @@ def read_sql(name: str) -> str:
 
 
 def sql_params(sql: str, info: DatasetInfo) -> dict[str, object]:
-    return {"as_of": info.as_of} if "$as_of" in sql else {}
+    """The parameters a route's SQL names: ``$as_of`` (the dataset's as-of date), ``$window_days`` (the days of
+    change events published, ``history.WINDOW_DAYS``)."""
+    known = {"as_of": info.as_of, "window_days": WINDOW_DAYS}
+    return {name: value for name, value in known.items() if f"${name}" in sql}
 
 
 def base_meta(info: DatasetInfo) -> dict[str, object]:

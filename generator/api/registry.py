@@ -11,7 +11,7 @@ from __future__ import annotations
 import typing
 
 from generator.api import responses
-from generator.api.kinds import CATEGORY, LADDER_USD, MONTH, TEXT, YEAR, YEARS, Bound, UpperBound, Year
+from generator.api.kinds import CATEGORY, LADDER_USD, MONTH, SINCE, TEXT, YEAR, YEARS, Bound, UpperBound, Year
 from generator.api.routes import (  # noqa: F401  (re-exported: the registry is where callers find them)
     EXPORT_DATASET,
     EXPORT_FORMAT_ALIASES,
@@ -213,6 +213,24 @@ ROUTES: tuple[ListRoute | DetailRoute | ExportRoute | DocumentRoute, ...] = (
         "and 10 MB at 10k companies; company and year 30k files).",
         combinable=(("company",), ("form", "year")),
         sorts=(SortField("date", "filed_date", ("desc",)),), default_sort="-date",
+    ),
+    ListRoute(
+        name="changes", path="/api/changes", summary="What changed: change events, newest first",
+        description="Every event within the window (the 90 days up to the dataset's as-of date): the dated facts "
+        "of the dataset (an IPO filed, priced, listed, postponed or withdrawn; a round announced; a filing; an "
+        "acquisition) and the differences each snapshot recorded against the one before it (a company added, "
+        "renamed, removed, delisted or closed; a valuation changed, with its old and new values). An event's `id` "
+        "never changes. `type`, `kind` and `company` each alone (a type is of one kind); `since` (a day, the "
+        "query front door only) combines with each. The same events as Atom and JSON feeds: "
+        "/api/changes/feed.atom, /api/changes/feed.json (docs/changes.md).",
+        rows_sql="changes", model=responses.ChangeEvent, key="id",
+        filters=(_category("type", "Event type.", domain=_values(schema.ChangeType)),
+                 _category("kind", "Kind of record the event is about.", "entity.kind",
+                           domain=_values(schema.EntityKind)),
+                 COMPANY_SLUG,
+                 Filter("since", SINCE, "date", "Events dated on this day or later (YYYY-MM-DD).", published=False)),
+        combinable=(("company", "since"), ("type", "since"), ("kind", "since")),
+        sorts=(SortField("date", "date", ("desc",)),), default_sort="-date",
     ),
     ListRoute(
         name="investors", path="/api/investors", summary="Investor directory with portfolio counts",

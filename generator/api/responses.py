@@ -11,6 +11,7 @@ from typing import Literal
 
 from pydantic import Field
 
+from generator.api.change_events import ChangeEvent, EventCompany, EventEntity, FieldChange  # noqa: F401
 from generator.api.profiles import (  # noqa: F401  (re-exported: every response model is found here)
     Acquisition,
     Analysis,

@@ -8,7 +8,7 @@ from pydantic.fields import FieldInfo
 
 from generator.dataset.cells import leaf_types
 from generator.dataset.database import duckdb_type
-from generator.dataset.schema import IPO_STATUS_DATE, PROVENANCE, TABLES, DatasetInfo, Table
+from generator.dataset.schema import CHANGES, IPO_STATUS_DATE, PROVENANCE, TABLES, DatasetInfo, Table
 
 INTRO = """# Data dictionary
 
@@ -102,6 +102,9 @@ def _table(table: Table) -> str:
     if table is PROVENANCE:
         lines.append("Written by `python -m generator import` (docs/provenance.md): the build publishes it as a table "
                      "of the exports and as each company profile's `sources`.")
+    if table is CHANGES:
+        lines.append("Written by `python -m generator changes record` (docs/changes.md): the build publishes its events "
+                     "within the window at /api/changes beside the dated facts of the other tables.")
     if table.name == "ipos":
         lines.append("The date that goes with each status is required: " + ", ".join(
             f"{status} -> `{column}`" for status, column in IPO_STATUS_DATE.items()) + ".")

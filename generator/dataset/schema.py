@@ -29,6 +29,7 @@ from pydantic import (
 
 from generator.dataset.attribution import Alias, NewsItem, Provenance
 from generator.dataset.cells import STRICT_INTEGER, Date, Integer
+from generator.dataset.history import Change
 from generator.dataset.vocabulary import (  # noqa: F401  (re-exported: the schema is where callers find them)
     ACCESSION_PATTERN,
     MAX_USD,
@@ -42,9 +43,11 @@ from generator.dataset.vocabulary import (  # noqa: F401  (re-exported: the sche
     Cik,
     CompanyStatus,
     CountryCode,
+    ChangeType,
     CsvBool,
     CurrencyCode,
     Domain,
+    EntityKind,
     FilingForm,
     InvestorType,
     IpoStatus,
@@ -371,8 +374,11 @@ TABLES: tuple[Table, ...] = (
     Table("news", NewsItem, ("id",), (_fk("company_id", "companies"),
                                       *(_fk(column, table) for column, table in NEWS_RECORDS.items()))),
     Table("provenance", Provenance, ("table", "record", "source", "basis"), optional=True),
+    Table("changes", Change, ("id",), optional=True),
 )
 TABLE_BY_NAME: dict[str, Table] = {t.name: t for t in TABLES}
 """Every input table, in load order (a table's foreign keys point at tables listed before it)."""
 PROVENANCE = TABLE_BY_NAME["provenance"]
+CHANGES = TABLE_BY_NAME["changes"]
+"""Optional (written by ``changes record``): the differences each snapshot showed against the one before it."""
 """Optional (written by ``import``): the store of the importers keeps it beside the records it describes."""

@@ -95,3 +95,15 @@ NEWS_RECORDS: dict[str, str] = {
 }
 """The news columns that link the record a compiled item summarises, and the table each points at."""
 AliasKind = Literal["name", "ticker"]
+
+ChangeType = Literal[
+    "company-added", "company-renamed", "company-removed", "company-acquired", "company-delisted", "company-closed",
+    "company-listed", "ipo-filed", "ipo-priced", "ipo-listed", "ipo-postponed", "ipo-withdrawn", "round-announced",
+    "valuation-changed", "filing-added", "api-deprecated",
+]
+"""What a change event says happened (``/api/changes``): a dated fact of the dataset (an IPO's dates, a round, a
+filing, an acquisition) or a difference one snapshot of the dataset recorded against the one before it."""
+EntityKind = Literal["company", "ipo", "round", "filing", "api"]
+"""The kind of record a change event is about."""
+EVENT_ID_PATTERN = r"^evt-[0-9a-f]{16}$"
+

@@ -5,6 +5,7 @@ three primitives that both front doors implement once (the JavaScript ones in ``
   (``exists``), or a well-formed value (``pattern``); a row matches when its field equals it (``multi``: holds it);
 - ``number``: a non-negative number (``pattern``, rounded as ``round`` says, at most ``max``); a row matches when
   its number compares with it as ``compare`` says (eq, ge, le); ``rungs`` are the values that have files;
+- ``date``: a day ``YYYY-MM-DD`` (a real one); a row matches when its date compares with it as ``compare`` says;
 - ``words``: a text query; a row matches when its words do (``text_fields``, ``prefixes``).
 
 Each primitive says how a raw value is parsed (or which problem it gets, in the description's words), which
@@ -14,6 +15,7 @@ of the query index match it, and how many rows each facet value counts.
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import operator
 import re
@@ -213,6 +215,28 @@ class Number(Choice):
         return [int(found)]  # type: ignore[call-overload]
 
 
+class Day(Number):
+    """A day ``YYYY-MM-DD``, compared with a row's ISO date (the query index holds each row's day as ``YYYYMMDD``)."""
+
+    def parse(self, flt: dict, raw: str, fetch: Fetch, slugify: Slugs, where: str) -> object:
+        text = raw.strip()
+        if not re.fullmatch(flt["pattern"], text):
+            raise problem(flt, flt["invalid"], raw)
+        try:
+            dt.date.fromisoformat(text)
+        except ValueError:  # 2025-02-30
+            raise problem(flt, flt["invalid"], raw) from None
+        return text
+
+    def keep(self, flt: dict, value: object, row: Row) -> bool:
+        found = get(row, flt["field"])
+        return found is not None and COMPARE[flt["compare"]](str(found), value)
+
+    def mask(self, entry: dict, flt: dict, value: object) -> Mask:
+        day = int(str(value).replace("-", ""))
+        return [n is not None and COMPARE[flt["compare"]](n, day) for n in entry["numbers"]]
+
+
 class Words(Choice):
     several = True
     """A text value is several words: a published superset per word tried (``alternatives``)."""
@@ -267,7 +291,7 @@ def _starting(entry: dict, word: str) -> Mask:
     return [not codes.isdisjoint(found) for found in entry["codes"]]
 
 
-PRIMITIVES: dict[str, Choice] = {"choice": Choice(), "number": Number(), "words": Words()}
+PRIMITIVES: dict[str, Choice] = {"choice": Choice(), "number": Number(), "date": Day(), "words": Words()}
 
 
 def of(flt: dict) -> Choice:

@@ -15,11 +15,12 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from generator.dataset.schema import PROVENANCE, TABLES, Table
+from generator.dataset.schema import CHANGES, PROVENANCE, TABLES, Table
 from generator.importers.base import SourceError
 
-RECORDS: tuple[Table, ...] = tuple(t for t in TABLES if t is not PROVENANCE)
-"""The tables of records; ``provenance`` is kept beside them (``Store.provenance``, ``Store.places``)."""
+RECORDS: tuple[Table, ...] = tuple(t for t in TABLES if t not in (PROVENANCE, CHANGES))
+"""The tables of records; ``provenance`` is kept beside them (``Store.provenance``, ``Store.places``); ``changes``
+(written by ``changes record``) is left as the folder has it."""
 COLUMNS: dict[str, list[str]] = {t.name: list(t.model.model_fields) for t in TABLES}
 PLACEHOLDER_SOURCE = "import"
 """Owner of the values ``merge`` fills in where no source said anything (``unclassified``, ``xx``...)."""

@@ -433,6 +433,29 @@ const number = {
   },
 };
 
+const day = { // a day YYYY-MM-DD, compared with a row's ISO date; the query index holds it as YYYYMMDD
+  ...number,
+  async parse(flt, raw) {
+    const text = strip(raw);
+    if (!new RegExp(`^(?:${flt.pattern})$`).test(text)) throw problemOf(flt, flt.invalid, raw);
+    const [y, m, d] = text.split("-").map(Number);
+    const date = new Date(0);
+    date.setUTCFullYear(y, m - 1, d); // not Date.UTC: it reads years 0-99 as 1900-1999
+    if (y < 1 || date.getUTCFullYear() !== y || date.getUTCMonth() !== m - 1 || date.getUTCDate() !== d) {
+      throw problemOf(flt, flt.invalid, raw); // 2025-02-30
+    }
+    return text;
+  },
+  keep(flt, value, row) {
+    const found = get(row, flt.field);
+    return found !== null && COMPARE[flt.compare](cmpStr(String(found), value));
+  },
+  mask(entry, flt, value) {
+    const wanted = Number(value.replaceAll("-", ""));
+    return entry.numbers.map((n) => n !== null && COMPARE[flt.compare](cmpValue(n, wanted)));
+  },
+};
+
 const wordsValue = {
   ...choice,
   several: true, // several words: a published superset per word tried (alternatives)
@@ -467,7 +490,7 @@ const wordsValue = {
   },
 };
 
-export const PRIMITIVES = {choice, number, words: wordsValue}; // exported for tests/test_kinds.py
+export const PRIMITIVES = {choice, number, date: day, words: wordsValue}; // exported for tests/test_kinds.py
 const primitive = (flt) => PRIMITIVES[flt.value];
 
 class Listing {
