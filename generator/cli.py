@@ -51,8 +51,14 @@ def check(data_dir: Path) -> None:
 @click.option("--changes", "changes_path", type=click.Path(path_type=Path, dir_okay=False), default=None,
               help="Also write the files added, changed and removed against the previous output as JSON here "
               "(e.g. dist.changes.json beside the output); a skipped build writes empty lists.")
+@click.option("--engine", type=click.Choice(["local", "dask"]), default="local", show_default=True,
+              help="Where the render tasks run: local (--workers processes on this machine) or dask (the workers of "
+              "an existing Dask distributed scheduler; pip install 'company-ipo-api[dask]'). Same bytes either way.")
+@click.option("--scheduler", default=None, metavar="ADDRESS",
+              help="The Dask scheduler for --engine dask, e.g. tcp://10.0.0.5:8786; its workers must see the "
+              "output's parent folder at the same path (docs/scaling.md).")
 def build(data_dir: Path, out_dir: Path, quiet: bool, force: bool, workers: int | None,
-          changes_path: Path | None) -> None:
+          changes_path: Path | None, engine: str, scheduler: str | None) -> None:
     """Validate the dataset and write the whole API as static files."""
     from generator.dataset.load import DataError
     from generator.hosts.limits import fit_summary
@@ -65,7 +71,8 @@ def build(data_dir: Path, out_dir: Path, quiet: bool, force: bool, workers: int 
             click.echo(f"  {message}", err=True)
 
     try:
-        report = run_build(BuildConfig(data_dir, out_dir, force=force, workers=workers), progress)
+        report = run_build(BuildConfig(data_dir, out_dir, force=force, workers=workers, engine=engine,
+                                       scheduler=scheduler), progress)
     except (DataError, OutputError) as error:
         raise _fail_on_data_error(error) from None
     changes = report.changes if report.changes is not None else Changes([], [], [])

@@ -35,17 +35,37 @@ ANALYSIS_METHODOLOGY = {
 _PARAMETERS = {"methodology": ANALYSIS_METHODOLOGY}
 
 
+BATCH = 5_000
+"""Resources serialized at a time: the Python side of a detail route holds one batch of bodies, whatever the
+dataset's size (the rows themselves stay in DuckDB, which spills past its memory limit)."""
+
+
+def _source(con: duckdb.DuckDBPyConnection, route: DetailRoute, info: DatasetInfo) -> str:
+    """The route's query as a temporary table (its name), one row per resource with ``_n``, its position in the
+    route's order, stored in that order; made once per connection (the shards of a route share it)."""
+    source = f"{route.name}_details"
+    if con.execute("SELECT count(*) FROM duckdb_tables() WHERE temporary AND table_name = $1",
+                   [source]).fetchone()[0]:  # type: ignore[index]
+        return source
+    sql = read_sql(route.rows_sql)
+    params = sql_params(sql, info) | {name: value for name, value in _PARAMETERS.items() if f"${name}" in sql}
+    con.execute(f"CREATE TEMP TABLE {source} AS SELECT row_number() OVER (ORDER BY {route.order}) - 1 AS _n, * "
+                f"FROM ({sql}) ORDER BY _n", params)
+    return source
+
+
+def drop(con: duckdb.DuckDBPyConnection, route: DetailRoute) -> None:
+    """Drop the route's temporary table (``_source``)."""
+    con.execute(f"DROP TABLE IF EXISTS {route.name}_details")
+
+
 @contextlib.contextmanager
 def _rows(con: duckdb.DuckDBPyConnection, route: DetailRoute, info: DatasetInfo) -> Iterator[str]:
     """The route's query as a temporary table (its name), one row per resource."""
-    sql = read_sql(route.rows_sql)
-    params = sql_params(sql, info) | {name: value for name, value in _PARAMETERS.items() if f"${name}" in sql}
-    source = f"{route.name}_details"
-    con.execute(f"CREATE OR REPLACE TEMP TABLE {source} AS {sql}", params)
     try:
-        yield source
+        yield _source(con, route, info)
     finally:
-        con.execute(f"DROP TABLE IF EXISTS {source}")
+        drop(con, route)
 
 
 def bodies(con: duckdb.DuckDBPyConnection, route: DetailRoute, info: DatasetInfo) -> Iterator[tuple[tuple, bytes]]:
@@ -56,29 +76,48 @@ def bodies(con: duckdb.DuckDBPyConnection, route: DetailRoute, info: DatasetInfo
         yield from zip(keys, serialize.table_rows(con, route.model, source, route.order), strict=True)
 
 
+def shard_range(total: int, shard: tuple[int, int]) -> tuple[int, int]:
+    """The positions ``[low, high)`` of shard ``i`` of ``n`` over ``total`` resources: contiguous, in order."""
+    number, count = shard
+    return total * number // count, total * (number + 1) // count
+
+
 def detail_files(
     con: duckdb.DuckDBPyConnection, route: DetailRoute, info: DatasetInfo, files: StagedFiles,
+    shard: tuple[int, int] = (0, 1),
 ) -> list[str]:
-    """Write every resource of ``route``, each carried over from the previous output where its unit
-    ``<route>/<first key>`` has the same key: two 64-bit DuckDB hashes of its row (its whole body) and the dataset's
-    metadata; only the rows that render are serialized. Return the first resource's URLs (by each key), the docs'
-    example."""
+    """Write every resource of ``route`` in ``shard`` (``i`` of ``n``: a contiguous range of the route's order),
+    ``BATCH`` at a time, each carried over from the previous output where its unit ``<route>/<first key>`` has the
+    same key: two 64-bit DuckDB hashes of its row (its whole body) and the dataset's metadata; only the rows that
+    render are serialized. Return the first resource's URLs (by each key), the docs' example, from shard 0."""
     meta = base_meta(info)
     about = info.model_dump_json()
     first = route.key_names[0]
-    with _rows(con, route, info) as source:
+    source = _source(con, route, info)
+    total = con.execute(f"SELECT count(*) FROM {source}").fetchone()[0]  # type: ignore[index]
+    low, high = shard_range(total, shard)
+    examples: list[str] = []
+    batch = f"{route.name}_batch"
+    for start in range(low, high, BATCH):
+        end = min(start + BATCH, high)
         found = con.execute(f"SELECT {', '.join(route.key_names)}, hash(r)::VARCHAR || ':' || hash(r, 1)::VARCHAR "
-                            f"FROM {source} r ORDER BY {route.order}").fetchall()
-        examples = [f"{route.path}/{key}" for key in found[0][:-1]] if found else []
+                            f"FROM (SELECT * EXCLUDE (_n) FROM {source} WHERE _n >= $1 AND _n < $2 ORDER BY _n) r",
+                            [start, end]).fetchall()
+        if start == 0 and found:
+            examples = [f"{route.path}/{key}" for key in found[0][:-1]]
         todo = [row[:-1] for row in found if files.render(f"{route.name}/{row[0]}", unit_key(about, row[-1]))]
-        if len(todo) < len(found):  # a rebuild: only the rows that render
-            con.execute(f"DELETE FROM {source} WHERE NOT list_contains($keys, {first})",
-                        {"keys": [keys[0] for keys in todo]})
-        for keys, data in zip(todo, serialize.table_rows(con, route.model, source, route.order), strict=True):
+        if not todo:
+            continue
+        keep = "" if len(todo) == len(found) else f" AND list_contains($keys, {first})"  # a rebuild: what renders
+        con.execute(f"CREATE OR REPLACE TEMP TABLE {batch} AS SELECT * FROM {source} WHERE _n >= $start "
+                    f"AND _n < $end{keep} ORDER BY _n",
+                    {"start": start, "end": end} | ({"keys": [keys[0] for keys in todo]} if keep else {}))
+        for keys, data in zip(todo, serialize.table_rows(con, route.model, batch, route.order), strict=True):
             names = [str(key) for key in keys]
             unit = f"{route.name}/{names[0]}"
             body = serialize.resource(data, {"meta": meta, "links": {"self": route.file_path(names[-1])}})
             files.write(route.file_path(names[0]), body, unit)
             for name in names[1:]:  # the same file under its other names (a profile by id and by slug)
                 files.alias(route.file_path(name), route.file_path(names[0]), unit)
+    con.execute(f"DROP TABLE IF EXISTS {batch}")
     return examples

@@ -30,7 +30,7 @@ from generator.hosts.templates import TEMPLATE_DIR
 from generator.output import recycle
 from generator.output.staged import BOOKKEEPING
 from generator.output.writer import Changes, OutputError, OutputLock, OutputWriter, real_output, recover
-from generator.pipeline import fanout, reload, tablewise
+from generator.pipeline import engines, fanout, reload, tablewise
 from generator.pipeline.reload import validate_into
 
 OUTPUT_MARKER = ".company-ipo-api"
@@ -48,6 +48,10 @@ class BuildConfig:
     """Rebuild even when the previous output was made from the same data by the same code."""
     workers: int | None = None
     """Processes rendering the listings beside the build process; 0: none; None: by dataset size and cores."""
+    engine: str = "local"
+    """Where the render stage's tasks run: ``local`` (``workers`` processes) or ``dask`` (``engines.DaskPool``)."""
+    scheduler: str | None = None
+    """The Dask scheduler's address (``tcp://host:8786``), for ``engine="dask"``."""
 
 
 @functools.cache
@@ -240,21 +244,24 @@ def _build(config: BuildConfig, out: Path, progress: Progress, committed: list[b
         return report
     # First: the recycled staging folder is listed in another process while the build runs.
     writer = OutputWriter(out, code_fingerprint())
-    workers = config.workers if config.workers is not None else fanout.default_workers(_companies_in(config))
+    companies = _companies_in(config)
+    workers = config.workers if config.workers is not None else fanout.default_workers(companies)
     try:
         # The worker processes start now, so that their start-up overlaps the validation.
-        with fanout.WorkerPool(writer, workers) as pool, _database(config) as con:
+        with _pool(config, writer, workers) as pool, _database(config, writer) as con:
             writer.list_recycled()  # after the pool's fork: a thread waits for the listing
             info, parquet, sources, checked = _validate(config, con, pool, writer, progress)
             stage.done("validate")  # everything is checked before the first byte is written
             writer.ready({route.path for route in (*LIST_ROUTES, *DETAIL_ROUTES, EXPORT_ROUTE)})
-            with fanout.Listings(con, info, writer, pool.executor, progress, parquet) as listings:
+            todo = fanout.tasks(companies)
+            with fanout.Listings(con, info, writer, pool.executor, progress, parquet, todo) as listings:
                 if checked:  # this process's tables, loaded while the workers load theirs
                     database.load_parquet(con, parquet)
                 con.execute(queries.read_sql("views"))
                 stage.done("load")
                 if pool.executor is not None:  # the workers render listings and profiles meanwhile
-                    progress(f"listings and profiles: rendered by {workers} worker processes")
+                    progress(f"listings and profiles: {len(todo)} tasks on "
+                             + (f"{workers} worker processes" if pool.local else f"Dask at {config.scheduler}"))
                     _write_exports(con, info, writer, sources, progress)
                     stage.done("exports")
                     openapi.prepare(info)  # and what the documents and the commit need, while waiting
@@ -285,9 +292,20 @@ def _build(config: BuildConfig, out: Path, progress: Progress, committed: list[b
     return report
 
 
+def _pool(config: BuildConfig, writer: OutputWriter, workers: int) -> fanout.WorkerPool | engines.DaskPool:
+    """The render stage's workers: this machine's processes, or a Dask scheduler's workers (``engines.py``)."""
+    if config.engine == "local":
+        return fanout.WorkerPool(writer, workers)
+    if config.engine != "dask" or not config.scheduler:
+        raise OutputError(f"unknown engine {config.engine!r} or no scheduler; engines: {', '.join(engines.ENGINES)}"
+                          " (dask needs --scheduler ADDRESS)")
+    return engines.DaskPool(config.scheduler)
+
+
 @contextlib.contextmanager
-def _database(config: BuildConfig) -> Iterator[duckdb.DuckDBPyConnection]:
-    con = duckdb.connect(":memory:", config={"threads": config.threads} if config.threads else {})
+def _database(config: BuildConfig, writer: OutputWriter) -> Iterator[duckdb.DuckDBPyConnection]:
+    spill = fanout.spill_folder(str(writer.staging))
+    con = duckdb.connect(":memory:", config=fanout.duckdb_config(spill, config.threads))
     try:
         con.execute("SET enable_progress_bar = false")  # the build reports its own progress
         yield con
@@ -296,7 +314,8 @@ def _database(config: BuildConfig) -> Iterator[duckdb.DuckDBPyConnection]:
 
 
 def _validate(
-    config: BuildConfig, con: duckdb.DuckDBPyConnection, pool: fanout.WorkerPool, writer: OutputWriter,
+    config: BuildConfig, con: duckdb.DuckDBPyConnection, pool: fanout.WorkerPool | engines.DaskPool,
+    writer: OutputWriter,
     progress: Progress,
 ) -> tuple[DatasetInfo, dict[str, str], dict[str, str], bool]:
     """Check every table: in the worker processes, table by table, when every table is read afresh; else (and for
@@ -307,7 +326,7 @@ def _validate(
     reuse = reload.reusable(sources, writer.old_folder, writer.previous_manifest)
     progress(f"validate: reading and checking the dataset ({len(reuse)} unchanged tables from the last build)")
     checked = None
-    if pool.executor is not None and not reuse:
+    if pool.executor is not None and pool.local and not reuse:  # Dask's workers may not see the data folder
         checked = tablewise.validate(config.data_dir, pool.executor, writer.scratch)
     info, parquet = checked or validate_into(con, config.data_dir, reuse, writer.scratch)
     writer.unit_keys.update((reload.SOURCE_UNIT + name, key) for name, key in sources.items())

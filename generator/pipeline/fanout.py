@@ -1,11 +1,13 @@
-"""The listing stage on several cores: each listing route, and each detail route's profiles, is rendered whole by
-one worker process.
+"""The render stage on several cores: a task is a unit of work, each listing route whole or one shard of a detail
+route's resources (a contiguous range of its order, ``details.shard_range``), rendered by one worker process.
 
 Each worker loads the validated tables into a DuckDB database of its own, from parquet files in the staging
 folder's scratch space (those the table-by-table validation wrote, an earlier build's exports, or ones the build
 process writes), and writes its pages straight into the staging folder, each through its own ``StagedFiles``; the build
 process meanwhile writes the other stages and then gathers what the workers report. Every file belongs to
-exactly one route, so the output does not depend on the number of workers. A worker is killed with the
+exactly one task, so the output does not depend on the number of workers. A task carries where it writes
+(``Place``) and the tables' files, not data, and answers with what it wrote (``RouteResult``): the same tasks run on
+Dask distributed (``engines.py``). A worker is killed with the
 build process (``PR_SET_PDEATHSIG``), so a killed build leaves nothing writing behind it.
 
 With ``workers=0`` the same code runs inline on the build's own connection and writer.
@@ -25,7 +27,7 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 
 import duckdb
@@ -37,9 +39,29 @@ from generator.dataset import database
 from generator.dataset.schema import TABLES, DatasetInfo
 from generator.output.manifest import Previous, manifest_lines, read_previous, unit_key
 from generator.output.staged import LISTING_UNIT, StagedFiles, WriteStats
-from generator.output.writer import OutputWriter
+from generator.output.writer import SCRATCH_DIR, OutputWriter
 
 PR_SET_PDEATHSIG = 1
+MEMORY_LIMIT = "256MB"
+"""DuckDB's memory limit in each process of a build (the build process, each worker, each Dask task thread): past it,
+tables and operators spill to a folder of the staging folder's scratch space, so a database's memory does not grow
+with the dataset (``duckdb_config``)."""
+
+
+def duckdb_config(spill: str | None, threads: int | None = None) -> dict[str, object]:
+    """A connection's settings: ``MEMORY_LIMIT``, spilling into ``spill`` (a folder of its own: DuckDB names its
+    files alike in every process), ``threads`` if given."""
+    config: dict[str, object] = {"memory_limit": MEMORY_LIMIT}
+    if spill is not None:
+        config["temp_directory"] = spill
+    if threads:
+        config["threads"] = threads
+    return config
+
+
+def spill_folder(staging: str) -> str:
+    """This process's and thread's spill folder in the staging folder's scratch space (removed before the swap)."""
+    return os.path.join(staging, SCRATCH_DIR, f"spill-{os.getpid()}-{threading.get_ident()}")
 
 
 @dataclass
@@ -50,7 +72,9 @@ class RouteResult:
     files: StagedFiles | None = None
     """What the route wrote (or carried over from the previous output), without the previous manifest."""
     examples: list[str] = field(default_factory=list)
-    """The example URLs of a detail route (by each key of its first resource)."""
+    """The example URLs of a detail route (by each key of its first resource), from its shard 0."""
+    lines: list[str] | None = None
+    """Its digest manifest lines, once made (``Listings._lines``)."""
 
     @property
     def stats(self) -> WriteStats:
@@ -80,20 +104,32 @@ def render_route(
 
 def render_details(
     con: duckdb.DuckDBPyConnection, route: DetailRoute, info: DatasetInfo, staging: str, previous: str | None,
-    previous_manifest: Previous | None = None, recycled: bool = False,
+    previous_manifest: Previous | None = None, recycled: bool = False, shard: tuple[int, int] = (0, 1),
 ) -> RouteResult:
-    """Write every resource of a detail route (``details.detail_files``) through its own ``StagedFiles``."""
+    """Write the resources of one shard of a detail route (``details.detail_files``) through its own
+    ``StagedFiles``."""
     files = StagedFiles(staging, previous, previous_manifest, recycled)
-    result = RouteResult(route.name, files=files, examples=details.detail_files(con, route, info, files))
+    result = RouteResult(route.name, files=files, examples=details.detail_files(con, route, info, files, shard))
     files.detach()
     return result
 
 
-TASKS = [route.name for route in LIST_ROUTES] + [route.name for route in DETAIL_ROUTES]
-"""The worker tasks: a listing route or a detail route each (their names differ)."""
+Task = tuple[str, int, int]
+"""A unit of work: a route's name (listing and detail routes' names differ), the shard's number and the number of
+shards (a listing route is one shard)."""
+SHARD_RESOURCES = 20_000
+"""Resources per shard of a detail route, about (the company profiles at 10k companies: one shard)."""
 
 
-def _order(previous: Previous | None) -> list[str]:
+def tasks(companies: int) -> list[Task]:
+    """Every task of a build: each listing route whole, each detail route in shards by the number of companies
+    (the largest detail route has one resource per company). The output does not depend on the sharding."""
+    shards = max(1, -(-companies // SHARD_RESOURCES))
+    return [(route.name, 0, 1) for route in LIST_ROUTES] + [
+        (route.name, number, shards) for route in DETAIL_ROUTES for number in range(shards)]
+
+
+def _order(previous: Previous | None, todo: list[Task]) -> list[Task]:
     """The tasks, largest first, so that the last one to finish is a small one: by the files each made last
     time, else by what makes the most files: the profiles (one or more per company), a filter with a value per
     company, a word or prefix filter, then filters times sorts."""
@@ -103,32 +139,51 @@ def _order(previous: Previous | None) -> list[str]:
             if not unit.startswith("export/"):  # a listing route's unit, or a profile's (``<route>/<key>``)
                 name = unit.removeprefix(LISTING_UNIT) if unit.startswith(LISTING_UNIT) else unit.split("/")[0]
                 counts[name] += len(paths)
-        return sorted(TASKS, key=lambda name: (-counts[name], TASKS.index(name)))
+        return sorted(todo, key=lambda task: (-counts[task[0]] // task[2], todo.index(task)))
 
     def weight(route: ListRoute) -> tuple[int, int]:
         text = any(not f.kind.faceted for f in route.filters)  # words: a file per word or prefix
         per_company = any(f.name == "company" for f in route.filters)
         return (-2 * per_company - text, -len(route.sort_values) * len(route.filters))
 
-    return [*(route.name for route in DETAIL_ROUTES), *(route.name for route in sorted(LIST_ROUTES, key=weight))]
+    first = [task for route in DETAIL_ROUTES for task in todo if task[0] == route.name]
+    return first + [task for route in sorted(LIST_ROUTES, key=weight) for task in todo if task[0] == route.name]
 
 
-_worker: dict[str, object] = {}
-INHERITED = "inherited manifest"
-"""Where a forked worker finds the previous manifest the build process had already read."""
+@dataclass(frozen=True)
+class Place:
+    """Where a task writes and what it compares with: the staging folder, the previous output (its folder, the code
+    its units must have been made by) and whether the staging folder is a recycled output. A task carries it, so
+    any process that sees the staging folder runs any task (a worker of the local pool, a Dask worker)."""
+
+    staging: str
+    previous: str | None
+    code: str | None
+    recycled: bool
 
 
-def _init_worker(
-    parent: int, staging: str, previous: str | None, code: str | None, recycled: bool, forked: bool,
-    gc_thresholds: tuple[int, int, int],
-) -> None:
+_manifests: dict[tuple[str | None, str | None], Previous | None] = {}
+"""The previous manifest a process read (or inherited, forked), by (previous output, code): read once per process."""
+_manifest_lock = threading.Lock()
+_connections: dict[int, tuple[tuple[tuple[str, str], ...], duckdb.DuckDBPyConnection]] = {}
+"""Each thread's database and the tables it holds (a Dask worker runs tasks in threads; a DuckDB connection is not
+shared across them)."""
+
+
+def _previous_manifest(place: Place) -> Previous | None:
+    with _manifest_lock:
+        key = (place.previous, place.code)
+        if key not in _manifests:
+            _manifests[key] = read_previous(place.previous, place.code)
+        return _manifests[key]
+
+
+def _init_worker(parent: int, gc_thresholds: tuple[int, int, int]) -> None:
     with contextlib.suppress(OSError, AttributeError):  # not Linux: the worker then finishes its route alone
         ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
     if os.getppid() != parent:  # the build died before the line above took effect
         os._exit(1)
     gc.set_threshold(*gc_thresholds)  # a forked worker has them already, a spawned one not
-    digests = _worker.pop(INHERITED, None) if forked else read_previous(previous, code)
-    _worker.update(staging=staging, previous=previous, digests=digests, recycled=recycled)
 
 
 def _start_method() -> str:
@@ -139,30 +194,61 @@ def _start_method() -> str:
     return "fork" if sys.platform.startswith("linux") and threading.active_count() == 1 else "spawn"
 
 
-def _warm() -> None:
+def _warm(place: Place | None = None) -> None:
     """A first task: makes the pool start its processes at once (a spawned one then imports the modules and reads
     the previous manifest while the build validates)."""
+    if place is not None:
+        _previous_manifest(place)
 
 
-def _database(tables: tuple[tuple[str, str], ...]) -> duckdb.DuckDBPyConnection:
-    """A worker's own database: every table from its parquet file (table name, file), and the views."""
-    con = duckdb.connect(":memory:", config={"threads": 1})
+def _database(tables: tuple[tuple[str, str], ...], place: Place) -> duckdb.DuckDBPyConnection:
+    """A worker's own database: every table from its parquet file (table name, file), and the views; spilling into
+    the staging folder's scratch space past ``MEMORY_LIMIT``."""
+    con = duckdb.connect(":memory:", config=duckdb_config(spill_folder(place.staging), 1))
     con.execute("SET enable_progress_bar = false")
     database.load_parquet(con, dict(tables))
     con.execute(queries.read_sql("views"))
     return con
 
 
-def _render_in_worker(name: str, tables: tuple[tuple[str, str], ...], info: DatasetInfo) -> RouteResult:
-    if _worker.get("tables") != tables:
-        _worker.update(con=_database(tables), tables=tables)
-    con, staging, previous, digests, recycled = (
-        _worker[k] for k in ("con", "staging", "previous", "digests", "recycled"))
+def run_task(task: Task, tables: tuple[tuple[str, str], ...], info: DatasetInfo, place: Place) -> RouteResult:
+    """Render one task (in any process that sees the staging folder): its database is this thread's, made again
+    when the tables' files change."""
+    ident = threading.get_ident()
+    with _manifest_lock:
+        held = _connections.get(ident)
+    if held is None or held[0] != tables:
+        if held is not None:
+            held[1].close()
+        held = _connections[ident] = (tables, _database(tables, place))
+    return render_task(held[1], task, info, place, _previous_manifest(place))
+
+
+def close_connections() -> None:
+    """Close this process's task databases (run by a Dask engine on each worker once the tasks are done: their
+    spill folders are in the staging folder)."""
+    with _manifest_lock:
+        held = list(_connections.values())
+        _connections.clear()
+    for _, con in held:
+        con.close()
+
+
+def render_task(
+    con: duckdb.DuckDBPyConnection, task: Task, info: DatasetInfo, place: Place, digests: Previous | None,
+) -> RouteResult:
+    name, number, count = task
     for detail in DETAIL_ROUTES:
         if detail.name == name:
-            return render_details(con, detail, info, staging, previous, digests, recycled)  # type: ignore[arg-type]
+            return render_details(con, detail, info, place.staging, place.previous, digests, place.recycled,
+                                  (number, count))
     route = next(r for r in LIST_ROUTES if r.name == name)
-    return render_route(con, route, info, staging, previous, digests, recycled)  # type: ignore[arg-type]
+    return render_route(con, route, info, place.staging, place.previous, digests, place.recycled)
+
+
+def place_of(writer: OutputWriter) -> Place:
+    return Place(str(writer.staging), str(writer.previous) if writer.previous is not None else None, writer.code,
+                 writer.recycled)
 
 
 def start_pool(writer: OutputWriter, workers: int) -> ProcessPoolExecutor | None:
@@ -170,26 +256,31 @@ def start_pool(writer: OutputWriter, workers: int) -> ProcessPoolExecutor | None
     previous manifest) overlaps the build's validation; None for ``workers=0``. The caller shuts it down."""
     if workers <= 0:
         return None
-    previous = str(writer.previous) if writer.previous is not None else None
     method = _start_method()
+    place = place_of(writer)
     pool = ProcessPoolExecutor(
         workers, mp_context=multiprocessing.get_context(method), initializer=_init_worker,
-        initargs=(os.getpid(), str(writer.staging), previous, writer.code, writer.recycled, method == "fork",
-                  gc.get_threshold()),
+        initargs=(os.getpid(), gc.get_threshold()),
     )
-    if method == "fork":
-        _worker[INHERITED] = writer.previous_manifest
+    key = (place.previous, place.code)
+    inherited = key in _manifests
+    if method == "fork":  # a forked worker finds the manifest the build process read
+        _manifests[key] = writer.previous_manifest
     try:
         for _ in range(workers):  # a forking pool starts every process at the first task
-            pool.submit(_warm)
+            pool.submit(_warm, None if method == "fork" else place)
     finally:
-        _worker.pop(INHERITED, None)
+        if not inherited:
+            _manifests.pop(key, None)
     return pool
 
 
 class WorkerPool:
     """The worker processes of a build, for its whole life: started on entering (``start_pool``), shut down on
     leaving, pending tasks cancelled; ``executor`` is None when the build runs without workers."""
+
+    local = True
+    """The workers are this build's own processes (they validate the tables too: ``tablewise.py``)."""
 
     def __init__(self, writer: OutputWriter, workers: int) -> None:
         self._writer, self._workers = writer, workers
@@ -205,24 +296,24 @@ class WorkerPool:
 
 
 class Listings:
-    """Renders every listing route and the profiles: started on entry, ``results()`` waits for all of them."""
+    """Renders every task (listing routes, detail routes' shards): started on entry, ``results()`` waits for all."""
 
     def __init__(
         self, con: duckdb.DuckDBPyConnection, info: DatasetInfo, writer: OutputWriter,
-        pool: ProcessPoolExecutor | None, progress: Callable[[str], None] | None = None,
-        parquet: dict[str, str] | None = None,
+        pool: Executor | None, progress: Callable[[str], None] | None = None,
+        parquet: dict[str, str] | None = None, todo: list[Task] | None = None,
     ) -> None:
-        """``pool``: from ``start_pool``, or None to render in this process; ``parquet``: the tables of ``con``
-        already held in parquet files (table name -> file), which the workers load instead of new ones."""
+        """``pool``: from ``start_pool`` (or any executor whose workers see the staging folder: ``engines.py``), or
+        None to render in this process; ``parquet``: the tables of ``con`` already held in parquet files (table name
+        -> file), which the workers load instead of new ones; ``todo``: the tasks (``tasks``)."""
         self._con, self._info, self._writer = con, info, writer
         self._parquet = dict(parquet or {})
         self._progress = progress
         self._started = time.perf_counter()
         self._lock = threading.Lock()
         self._done: list[RouteResult] = []
-        self._manifest_lines: dict[str, list[str]] = {}
-        self._staging = str(writer.staging)
-        self._previous = str(writer.previous) if writer.previous is not None else None
+        self._place = place_of(writer)
+        self._tasks = todo if todo is not None else tasks(0)
         self._pool = pool
         self._futures: list[Future[RouteResult]] = []
         self.examples: dict[str, list[str]] = {}
@@ -236,31 +327,31 @@ class Listings:
                     files[table.name] = self._writer.scratch(f"load-{table.name}.parquet")
                     database.save_parquet(self._con, table.name, files[table.name])
             tables = tuple(sorted(files.items()))
-            names = _order(self._writer.previous_manifest)
-            self._futures = [self._pool.submit(_render_in_worker, name, tables, self._info) for name in names]
+            self._tasks = _order(self._writer.previous_manifest, self._tasks)
+            self._futures = [self._pool.submit(run_task, task, tables, self._info, self._place)
+                             for task in self._tasks]
             for future in self._futures:  # reported as each finishes, while the build process does other stages
                 future.add_done_callback(self._finished)
         return self
 
     def results(self) -> dict[str, RouteResult]:
-        """Every route's result, by route name, in registry order; their files count into the writer's stats."""
+        """Every listing route's result, by route name, in registry order; every task's files count into the
+        writer's stats."""
         done: list[RouteResult] = []
         if self._pool is None:
             digests = self._writer.previous_manifest
-            for route in LIST_ROUTES:
-                done.append(render_route(self._con, route, self._info, self._staging, self._previous, digests,
-                                         self._writer.recycled))
-                self._report(done)
-            for detail in DETAIL_ROUTES:
-                done.append(render_details(self._con, detail, self._info, self._staging, self._previous, digests,
-                                           self._writer.recycled))
+            for task in self._tasks:
+                done.append(render_task(self._con, task, self._info, self._place, digests))
                 self._report(done)
         else:
             done = [future.result() for future in self._futures]
-        by_name = {result.name: result for result in done}
-        self.examples = {route.name: by_name[route.name].examples for route in DETAIL_ROUTES}
+        self.examples = {route.name: [] for route in DETAIL_ROUTES}
         for result in done:
+            if result.examples:
+                self.examples[result.name] = result.examples
             self._writer.merge(result.files, self._lines(result))  # type: ignore[arg-type]
+            result.lines = None
+        by_name = {result.name: result for result in done}
         return {route.name: by_name[route.name] for route in LIST_ROUTES}
 
     def _finished(self, future: Future[RouteResult]) -> None:
@@ -269,26 +360,24 @@ class Listings:
         with self._lock:
             self._done.append(future.result())
             self._report(self._done)
-        self._lines(future.result())  # while the build process waits for the other routes
+        self._lines(future.result())  # while the build process waits for the other tasks
 
     def _lines(self, result: RouteResult) -> list[str]:
-        """A route's digest manifest lines, made once: as it arrives, or when ``results`` merges it."""
+        """A task's digest manifest lines, made once: as it arrives, or when ``results`` merges it."""
         with self._lock:
-            lines = self._manifest_lines.get(result.name)
-            if lines is None:
+            if result.lines is None:
                 files = result.files
                 assert files is not None
-                lines = self._manifest_lines[result.name] = manifest_lines(
-                    files.digests, files.file_units, files.file_inputs)
-        return lines
+                result.lines = manifest_lines(files.digests, files.file_units, files.file_inputs)
+        return result.lines
 
     def _report(self, done: list[RouteResult]) -> None:
-        """One progress line per finished route: routes and files done, elapsed time, and an estimate of the
-        time left from the rate so far (routes differ in size, so it is rough)."""
+        """One progress line per finished task: tasks and files done, elapsed time, and an estimate of the
+        time left from the rate so far (tasks differ in size, so it is rough)."""
         if self._progress is None:
             return
         elapsed = time.perf_counter() - self._started
-        total = len(TASKS)
+        total = len(self._tasks)
         left = elapsed / len(done) * (total - len(done))
         files = sum(r.stats.files for r in done)
         eta = f", about {left:.0f}s left" if len(done) < total else ""

@@ -27,6 +27,7 @@ import duckdb
 from generator.dataset import database, load
 from generator.dataset.load import DataError, Issue
 from generator.dataset.schema import TABLE_BY_NAME, TABLES, DatasetInfo, Table
+from generator.pipeline import fanout
 
 
 @dataclass
@@ -50,11 +51,11 @@ def _targets(table: Table) -> list[str]:
 _DATABASE: list[duckdb.DuckDBPyConnection] = []
 
 
-def _database() -> duckdb.DuckDBPyConnection:
+def _database(spill: str) -> duckdb.DuckDBPyConnection:
     """This process's database to load tables into, one at a time: opening a DuckDB database costs 35 ms of CPU,
-    a table 1 ms."""
+    a table 1 ms. It spills into ``spill`` past ``fanout.MEMORY_LIMIT`` (the folder of its first build)."""
     if not _DATABASE:
-        _DATABASE.append(duckdb.connect(":memory:", config={"threads": 1}))
+        _DATABASE.append(duckdb.connect(":memory:", config=fanout.duckdb_config(spill, 1)))
     return _DATABASE[0]
 
 
@@ -68,7 +69,7 @@ def check_table(data_dir: str, name: str, as_of: dt.date, parquet: str) -> Table
     check = TableCheck(name, clean=True, keys={column: load.key_values(parsed, column) for column in _targets(table)})
     for fk in table.foreign_keys:
         check.references[fk.column] = {str(row[fk.column]) for row in parsed.rows if row[fk.column] is not None}
-    con = _database()
+    con = _database(os.path.join(os.path.dirname(parquet), f"spill-{os.getpid()}-check"))
     try:
         database.load_into(con, {name: parsed}, functools.partial(os.path.join, os.path.dirname(parquet)))
         database.save_parquet(con, name, parquet)
