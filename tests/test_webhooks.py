@@ -72,6 +72,7 @@ class Receiver:
     attempts: list[tuple[str, str, float]] = field(default_factory=list)
     acked: Counter = field(default_factory=Counter)
     bad: list[str] = field(default_factory=list)
+    bodies: dict[str, dict] = field(default_factory=dict)
     release: threading.Event = field(default_factory=threading.Event)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -104,6 +105,7 @@ def receiver() -> Iterator[Receiver]:
             if self.headers["Content-Type"] != "application/json" or body != body_of(event):
                 state.bad.append(f"{who} {event['id']}: body")
             with state.lock:
+                state.bodies[event["id"]] = event
                 state.attempts.append((who, event["id"], time.monotonic()))
                 steps = state.script.get((who, event["id"]), [])
                 step = steps.pop(0) if steps else "200"
@@ -245,19 +247,34 @@ def test_filters_per_subscriber(tmp_path: Path, receiver: Receiver) -> None:
     assert [by_id[i]["type"] for i in receiver.ids("both")] == ["ipo-filed"]
 
 
-def test_state_is_bounded_and_a_new_snapshot_sends_only_its_events(tmp_path: Path, receiver: Receiver) -> None:
+def test_state_is_bounded_by_the_window_and_a_new_build_sends_only_what_is_new(tmp_path: Path,
+                                                                                receiver: Receiver) -> None:
     site = write_site(tmp_path / "dist", EVENTS)
     subs = subscriptions(tmp_path / "hooks.toml", receiver, all={})
     state = tmp_path / "state.json"
     assert run(site, subs, state).exit_code == 0
     newer = [make_event(7, "ipo-listed", "klarna", "2025-07-03", snapshot="2025-07-31"),
-             make_event(8, "filing-added", "stripe", "2025-02-01", snapshot="2025-07-31")]
-    write_site(site, EVENTS[1:] + newer)  # the window moved: event 1 is gone, a back-dated filing came
+             make_event(8, "filing-added", "stripe", "2025-02-01", snapshot=None)]
+    write_site(site, EVENTS[1:] + newer)  # the window moved: event 1 is gone; a back-dated dated fact came
     result = run(site, subs, state)
     assert result.exit_code == 0, result.output
     assert receiver.ids("all") == ORDER + [newer[1]["id"], newer[0]["id"]]
-    saved = json.loads(state.read_text())["subscribers"]["all"]
-    assert saved == {"delivered": sorted(e["id"] for e in newer), "through": "2025-07-31"}
+    saved = json.loads(state.read_text())["subscribers"]["all"]["delivered"]
+    assert saved == {e["id"]: e["date"] for e in EVENTS[1:] + newer}  # event 1 left with the window
+    write_site(site, [])  # a window published empty forgets nothing
+    assert run(site, subs, state).exit_code == 0
+    assert json.loads(state.read_text())["subscribers"]["all"]["delivered"] == saved
+
+
+def test_the_events_as_the_build_writes_them_pass_through(tmp_path: Path, receiver: Receiver) -> None:
+    """A dated fact has snapshot null; the company object carries its url; unknown keys go through untouched."""
+    events = [make_event(1, "ipo-filed", "klarna", "2025-03-15", snapshot=None, extra={"a": [1, "é"]})]
+    events[0]["company"]["url"] = "/api/companies/klarna"
+    site = write_site(tmp_path / "dist", events)
+    subs = subscriptions(tmp_path / "hooks.toml", receiver, one={})
+    assert run(site, subs, tmp_path / "state.json").exit_code == 0
+    assert receiver.bad == [] and receiver.delivered("one") == [events[0]["id"]]
+    assert receiver.bodies[events[0]["id"]] == events[0]
 
 
 def test_a_killed_run_resends_at_most_the_event_in_flight(tmp_path: Path, receiver: Receiver) -> None:

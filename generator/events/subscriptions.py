@@ -63,7 +63,7 @@ class _Event(BaseModel):
     entity: _Entity
     company: _Company | None
     changes: list[Any]
-    snapshot: IsoDay
+    snapshot: IsoDay | None = None
 
 
 class Subscriber(BaseModel):

@@ -4,7 +4,8 @@ One POST per event, the body the event's JSON; signed with HMAC-SHA256 over ``"{
 of Stripe's ``Stripe-Signature``, in the header ``Webhook-Signature: t=...,v1=...``); retried with exponential
 backoff by urllib3's ``Retry`` on connection errors, timeouts, 408, 429 and 5xx (``Retry-After`` honoured, capped);
 what a subscriber acknowledged (2xx) recorded in a state file rewritten atomically after each delivery, so a re-run
-sends nothing twice and a killed run resends at most the one event in flight. docs/webhooks.md is the reference.
+sends nothing twice and a killed run resends at most the one event in flight; the file keeps the ids of the events
+still published (the window), so it stays bounded. docs/webhooks.md is the reference.
 """
 
 from __future__ import annotations
@@ -114,9 +115,9 @@ class Report:
 
 
 class _State:
-    """The state file: per subscriber, the ids it acknowledged and ``through``, the newest snapshot every one of
-    whose matching events (and those of all older snapshots) it has had. Ids of events older than ``through`` or
-    gone from the published window are dropped, so the file stays as small as the newest snapshot's events."""
+    """The state file: per subscriber, the events it acknowledged, id -> date. An id leaves the file once its date
+    falls behind the oldest published event (the back of the window moved past it), so the file stays as large as
+    the window; an event that vanished from the middle of the window, or a window published empty, drops nothing."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -126,37 +127,33 @@ class _State:
             raw = {"format": STATE_FORMAT, "subscribers": {}}
         except (json.JSONDecodeError, UnicodeDecodeError) as error:
             raise WebhookError(f"{path}: not a webhook state file: {error}") from None
-        if not isinstance(raw, dict) or raw.get("format") != STATE_FORMAT or \
-                not isinstance(raw.get("subscribers"), dict):
+        subscribers = raw.get("subscribers") if isinstance(raw, dict) else None
+        if not isinstance(subscribers, dict) or raw.get("format") != STATE_FORMAT or \
+                not all(isinstance(v, dict) and isinstance(v.get("delivered"), dict) for v in subscribers.values()):
             raise WebhookError(f"{path}: not a webhook state file of format {STATE_FORMAT}")
         self.subscribers: dict[str, dict[str, Any]] = raw["subscribers"]
 
-    def of(self, name: str) -> dict[str, Any]:
-        entry = self.subscribers.setdefault(name, {"delivered": [], "through": None})
-        entry.setdefault("delivered", [])
-        entry.setdefault("through", None)
-        return entry
+    def _delivered(self, name: str) -> dict[str, str]:
+        return self.subscribers.setdefault(name, {"delivered": {}})["delivered"]
 
     def had(self, name: str, event: Mapping[str, Any]) -> bool:
-        entry = self.of(name)
-        through = entry["through"]
-        return event["id"] in entry["delivered"] or (through is not None and event["snapshot"] < through)
+        return event["id"] in self._delivered(name)
 
-    def record(self, name: str, event_id: str) -> None:
-        entry = self.of(name)
-        entry["delivered"] = sorted({*entry["delivered"], event_id})
+    def record(self, name: str, event: Mapping[str, Any]) -> None:
+        self._delivered(name)[event["id"]] = event["date"]
         self.save()
 
-    def prune(self, name: str, events: list[dict[str, Any]], *, caught_up: bool) -> None:
-        """Drop the ids of events no longer published; when every matching event published is had (caught_up),
-        move ``through`` to the newest snapshot and keep only the ids of events of that snapshot."""
-        entry = self.of(name)
-        if caught_up and events:
-            newest = max(e["snapshot"] for e in events)
-            entry["through"] = max(newest, entry["through"] or newest)
-        published = {e["id"] for e in events if entry["through"] is None or e["snapshot"] >= entry["through"]}
-        entry["delivered"] = sorted(set(entry["delivered"]) & published)
-        self.save()
+    def prune(self, name: str, events: list[dict[str, Any]]) -> None:
+        """Forget the ids dated before the oldest published event (none when nothing is published)."""
+        if not events:
+            return
+        oldest = min(e["date"] for e in events)
+        delivered = self._delivered(name)
+        gone = [event_id for event_id, day in delivered.items() if day < oldest]
+        for event_id in gone:
+            del delivered[event_id]
+        if gone:
+            self.save()
 
     def save(self) -> None:
         text = json.dumps({"format": STATE_FORMAT, "subscribers": self.subscribers}, indent=1, sort_keys=True)
@@ -257,7 +254,7 @@ def _deliver_one(pool: urllib3.PoolManager, one: Subscriber, secret: bytes, even
             outcome.failed = f"event {event['id']} ({event['type']}, {event['date']}): {reason}"
             outcome.waiting = sum(not record.had(one.name, e) for e in wanted[index + 1:])
             break
-        record.record(one.name, event["id"])
+        record.record(one.name, event)
         outcome.delivered += 1
-    record.prune(one.name, events, caught_up=outcome.failed is None)
+    record.prune(one.name, events)
     return outcome
