@@ -61,7 +61,7 @@ class Snapshot:
 
 @contextmanager
 def _folder(source: Path) -> Iterator[tuple[Path, dt.date]]:
-    """A dataset folder, or a CSV dataset archive (``dataset-csv.zip`` as ``/api/export?format=csv`` serves it)
+    """A dataset folder, or a CSV dataset archive (``/api/export/csv/dataset.zip``, which ``/api/export?format=csv`` serves)
     unpacked into a temporary folder; with its as-of date."""
     if source.is_dir():
         yield source, read_dataset_info(source).as_of
@@ -159,13 +159,14 @@ def record(previous: Path, data: Path) -> Recorded:
     start = new.as_of - dt.timedelta(days=WINDOW_DAYS)
     report = Recorded()
     kept: dict[str, dict[str, object]] = {}
+    dropped = set()
     for source in (old.changes, new.changes):
         for key, row in source.items():
             if start < row["date"] <= new.as_of:  # type: ignore[operator]
                 kept[key] = row
             else:
-                report.dropped += 1
-    report.carried = len(kept)
+                dropped.add(key)
+    report.carried, report.dropped = len(kept), len(dropped)
     for event in differences(old.companies, new.companies, new.as_of):
         if event["id"] not in kept:
             report.added[str(event["type"])] += 1

@@ -24,6 +24,7 @@ from generator.api.registry import DETAIL_ROUTES, DOCUMENT_ROUTES, EXPORT_ROUTE,
 from generator.dataset import database, load, serialize
 from generator.dataset.load import DATASET_INFO_FILE
 from generator.dataset.schema import TABLES, DatasetInfo
+from generator.events import publish
 from generator.frontdoor.space import QUERY_SPACE_FILE, query_space
 from generator.hosts import charts, configs, landing, templates
 from generator.hosts.templates import TEMPLATE_DIR
@@ -276,6 +277,8 @@ def _build(config: BuildConfig, out: Path, progress: Progress, committed: list[b
             progress("docs: openapi, landing page, errors")
             domains = {name: result.domains for name, result in results.items()}
             _write_documents(writer, info, domains, listings.examples, charts.figures(con, info))
+            for path, body in publish.event_files(con, info):  # events.jsonl and the feeds (generator.events)
+                writer.write(path, body)
             writer.write(QUERY_SPACE_FILE, serialize.document(query_space(con, info, domains)))
             _write_bookkeeping(writer, info, inputs)  # last: they count and digest every other file
             _count_by_kind(report, writer)
