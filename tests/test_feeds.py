@@ -120,16 +120,16 @@ def test_entry_ids_never_change() -> None:
 
 def test_links_paths_and_titles() -> None:
     feed = company_feed("stripe", "Stripe", "2025-06-30", BASE)
-    assert (feed.atom_path, feed.json_path) == ("/api/companies/stripe/changes.atom",
-                                                "/api/companies/stripe/changes.json")
+    assert (feed.atom_path, feed.json_path) == ("/api/changes/company=stripe/feed.atom",
+                                                "/api/changes/company=stripe/feed.json")
     assert (site_feed("2025-06-30").atom_path, site_feed("2025-06-30").json_path) == (
         "/api/changes/feed.atom", "/api/changes/feed.json")
     root = etree.fromstring(atom(STRIPE, feed))
     links = {(link.get("rel"), link.get("type")): link.get("href") for link in root.xpath("a:link", namespaces=ATOM_NS)}
-    assert links[("self", "application/atom+xml")] == BASE + "/api/companies/stripe/changes.atom"
-    assert links[("alternate", "application/feed+json")] == BASE + "/api/companies/stripe/changes.json"
+    assert links[("self", "application/atom+xml")] == BASE + "/api/changes/company=stripe/feed.atom"
+    assert links[("alternate", "application/feed+json")] == BASE + "/api/changes/company=stripe/feed.json"
     doc = json.loads(json_feed(STRIPE, feed))
-    assert doc["feed_url"] == BASE + "/api/companies/stripe/changes.json" and doc["home_page_url"] == BASE + "/"
+    assert doc["feed_url"] == BASE + "/api/changes/company=stripe/feed.json" and doc["home_page_url"] == BASE + "/"
     plain = json.loads(json_feed(STRIPE, company_feed("stripe", "Stripe", "2025-06-30")))
     assert "feed_url" not in plain and plain["items"][0]["url"] == "/api/companies/stripe"
     assert entry_title(EVENTS[3]) == "Stripe: valuation changed"

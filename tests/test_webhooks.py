@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -372,3 +373,21 @@ def test_the_state_file_may_not_be_inside_the_site(tmp_path: Path) -> None:
     assert result.exit_code != 0 and "must not be inside the site" in result.output
     assert not (site / "state.json").exists()
 
+
+
+def test_the_documented_verification_and_example_hold() -> None:
+    """docs/webhooks.md's Python snippet accepts what ``sign`` makes and refuses a tampered body or an old
+    timestamp; its worked example is what ``sign`` gives."""
+    page = (ROOT / "docs" / "webhooks.md").read_text(encoding="utf-8")
+    (snippet,) = re.findall(r"^```python\n(.*?)^```$", page, re.MULTILINE | re.DOTALL)
+    namespace: dict = {}
+    exec(compile(snippet, "docs/webhooks.md", "exec"), namespace)  # noqa: S102
+    documented = namespace["verify"]
+    body = body_of(EVENTS[3])
+    now = int(time.time())
+    assert documented(SECRET.encode(), sign(SECRET.encode(), now, body), body)
+    assert not documented(SECRET.encode(), sign(SECRET.encode(), now, body), body.replace(b"65", b"66"))
+    assert not documented(SECRET.encode(), sign(SECRET.encode(), now - 301, body), body)
+    assert not documented(b"another secret", sign(SECRET.encode(), now, body), body)
+    example = sign(b"whsec-example", 1767225600, b'{"id":"evt-3f2a9c0d1e4b5a67"}')
+    assert f"header is `{example}`" in page.replace("\n", " ")

@@ -19,10 +19,12 @@ from typing import Any
 from xml.sax.saxutils import escape, quoteattr
 
 __all__ = ["Feed", "site_feed", "company_feed", "atom", "json_feed", "entry_id", "entry_title", "SITE_FEED_STEM",
-           "ATOM_TYPE", "JSON_FEED_TYPE"]
+           "COMPANY_FEED_STEM", "ATOM_TYPE", "JSON_FEED_TYPE"]
 
 SITE_FEED_STEM = "/api/changes/feed"
 """The site-wide feeds: this path + ``.atom`` and + ``.json``."""
+COMPANY_FEED_STEM = "/api/changes/company={slug}/feed"
+"""A company's feeds, beside the listing of its events."""
 ATOM_TYPE = "application/atom+xml"
 JSON_FEED_TYPE = "application/feed+json"
 SCHEME = "urn:company-ipo-api:"
@@ -77,9 +79,10 @@ def site_feed(as_of: str, base_url: str | None = None, *, site_name: str = "comp
 
 def company_feed(slug: str, name: str, as_of: str, base_url: str | None = None, *,
                  site_name: str = "company-ipo-api") -> Feed:
-    """One company's feed, at ``/api/companies/{slug}/changes.atom`` and ``.json``."""
-    return Feed(title=f"{name}: changes ({site_name})", stem=f"/api/companies/{slug}/changes",
-                related=f"/api/companies/{slug}", as_of=as_of, base_url=base_url, author=site_name,
+    """One company's feed, beside the listing of its events: ``/api/changes/company={slug}/feed.atom`` and
+    ``feed.json``."""
+    return Feed(title=f"{name}: changes ({site_name})", stem=COMPANY_FEED_STEM.format(slug=slug),
+                related=f"/api/changes?company={slug}", as_of=as_of, base_url=base_url, author=site_name,
                 description=f"What changed about {name} in the company and IPO data.")
 
 
