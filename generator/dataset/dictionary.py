@@ -103,8 +103,8 @@ def _table(table: Table) -> str:
         lines.append("Written by `python -m generator import` (docs/provenance.md): the build publishes it as a table "
                      "of the exports and as each company profile's `sources`.")
     if table is CHANGES:
-        lines.append("Written by `python -m generator changes record` (docs/changes.md): the build publishes its events "
-                     "within the window at /api/changes beside the dated facts of the other tables.")
+        lines.append("Written by `python -m generator changes record` (docs/changes.md): the build publishes its "
+                     "events within the window at /api/changes beside the dated facts of the other tables.")
     if table.name == "ipos":
         lines.append("The date that goes with each status is required: " + ", ".join(
             f"{status} -> `{column}`" for status, column in IPO_STATUS_DATE.items()) + ".")

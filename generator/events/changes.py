@@ -61,7 +61,7 @@ class Snapshot:
 
 @contextmanager
 def _folder(source: Path) -> Iterator[tuple[Path, dt.date]]:
-    """A dataset folder, or a CSV dataset archive (``/api/export/csv/dataset.zip``, which ``/api/export?format=csv`` serves)
+    """A dataset folder, or a CSV dataset archive (``/api/export/csv/dataset.zip``: ``/api/export?format=csv``)
     unpacked into a temporary folder; with its as-of date."""
     if source.is_dir():
         yield source, read_dataset_info(source).as_of

@@ -25,7 +25,8 @@ from generator.events import feeds
 EVENTS_FILE = "/api/changes/events.jsonl"
 SITE_FEED_ITEMS = 100
 """Events in the site-wide feeds (the newest): a feed reader polls often; the listing and events.jsonl hold all."""
-COMPANY_FEED_STEM = "/api/changes/company={slug}/feed"
+COMPANY_FOLDER = "/api/changes/company={slug}/"
+"""Where a company's events are listed (``sort=-date,page=1.json``...) and its feeds sit (``feed.atom``...)."""
 
 
 def event_rows(con: duckdb.DuckDBPyConnection, info: DatasetInfo) -> list[bytes]:
@@ -54,8 +55,8 @@ def event_files(con: duckdb.DuckDBPyConnection, info: DatasetInfo) -> Iterator[t
             by_company[company["slug"]].append(event)
     for slug in sorted(by_company):
         events = by_company[slug]
+        folder = COMPANY_FOLDER.format(slug=slug)
         feed = dataclasses.replace(feeds.company_feed(slug, events[0]["company"]["name"], as_of),
-                                   stem=COMPANY_FEED_STEM.format(slug=slug),
-                                   related=f"/api/changes?company={slug}")
+                                   stem=folder + "feed", related=folder + "sort=-date,page=1.json")
         yield feed.atom_path, feeds.atom(events, feed)
         yield feed.json_path, feeds.json_feed(events, feed)

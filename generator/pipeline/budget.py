@@ -1,6 +1,6 @@
 """The output's budget: the files and bytes each endpoint may take at ``BUDGET_COMPANIES`` synthetic companies
 (``python -m generator synth --companies 10000 --seed 1``), within the totals BENCHMARKS.md states (150k files,
-600 MB published). The suite builds that dataset (tests/test_budget.py) and fails naming each endpoint past its
+610 MB published). The suite builds that dataset (tests/test_budget.py) and fails naming each endpoint past its
 figure; a change that needs more must take it from another endpoint's budget, or raise the total on purpose.
 
 The endpoints' byte budgets add up to no more than the total, so no endpoint can grow unnoticed into the others'
@@ -8,6 +8,12 @@ headroom. Measured at 10k when set: 599.88 MB in 95,316 published files; each en
 rounded up (to 5 kB, 10 kB for the small ones), the landing page's with room for the work under way on it. The
 exports' archives at deflate level 9 then measured 77.80 MB (599.59 MB in all): their budget gave back 0.3 MB,
 unallocated, for the next endpoint.
+
+The change events (issue 38: ``/api/changes``, its events.jsonl and the Atom and JSON feeds, site-wide and per
+company) measured 9.3 MB in 3,851 files at 10k (2,386 events in the 90-day window, of 1,233 companies); no endpoint
+had that much to give without unpublishing URLs people use, so the total was raised on purpose from 600 to 610 MB
+(still within GitHub Pages' 1 GB), and the OpenAPI document's figure from 270 to 300 kB (the route, its filters and
+the webhook payload's schema).
 """
 
 from __future__ import annotations
@@ -24,11 +30,12 @@ class Budget(NamedTuple):
     bytes: int
 
 
-TOTAL = Budget(150_000, 600_000_000)
+TOTAL = Budget(150_000, 610_000_000)
 ENDPOINTS: dict[str, Budget] = {
     "404.html": Budget(1, 10_000),
     "_headers": Budget(1, 10_000),
     "api/calendar": Budget(1_030, 13_980_000),
+    "api/changes": Budget(3_860, 9_400_000),
     "api/companies": Budget(42_620, 161_630_000),
     "api/errors": Budget(21, 10_000),
     "api/export": Budget(70, 77_800_000),
@@ -39,7 +46,7 @@ ENDPOINTS: dict[str, Budget] = {
     "api/ipos": Budget(1_790, 29_335_000),
     "api/news": Budget(9_710, 41_020_000),
     "api/offerings": Budget(160, 1_335_000),
-    "api/openapi.json": Budget(1, 270_000),
+    "api/openapi.json": Budget(1, 300_000),
     "api/pre-ipos": Budget(14_320, 67_375_000),
     "api/query-index": Budget(13, 1_080_000),
     "api/query-space.json": Budget(1, 40_000),
