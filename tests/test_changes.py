@@ -196,3 +196,25 @@ def test_the_built_feeds_validate(snapshots: dict[str, Path], relax_ng, json_fee
     company = json.loads((dist / "api" / "changes" / "company=meta-platforms" / "feed.json").read_bytes())
     slugs = [item["_event"]["company"]["slug"] for item in company["items"]]
     assert slugs and set(slugs) == {"meta-platforms"}
+
+
+def test_a_deprecation_is_announced_by_headers_and_an_event(monkeypatch: pytest.MonkeyPatch,
+                                                             snapshots: dict[str, Path], tmp_path: Path) -> None:
+    from generator.api import versions
+    from generator.events import changes
+
+    with pytest.raises(ValueError, match="180 days"):
+        versions.Deprecation("/api/trending*", dt.date(2025, 6, 1), dt.date(2025, 7, 1), "/api/changes", "short")
+    gone = versions.Deprecation("/api/trending*", dt.date(2025, 6, 1), dt.date(2026, 1, 1), "/api/changes",
+                                "movers are change events now")
+    assert dict(gone.headers()) == {"Deprecation": "@1748736000", "Sunset": "Thu, 01 Jan 2026 00:00:00 GMT",
+                                    "Link": '</api/changes>; rel="successor-version", </api/openapi.json#/info>; '
+                                            'rel="deprecation"'}
+    monkeypatch.setattr(changes, "DEPRECATIONS", (gone,))
+    copy = tmp_path / "second"
+    shutil.copytree(snapshots["second"], copy)
+    done = record(snapshots["first"], copy)
+    assert done.added["api-deprecated"] == 1
+    _, rows = _rows(copy / "changes.csv")
+    (row,) = [r for r in rows if r["type"] == "api-deprecated"]
+    assert row["entity_id"] == "/api/trending*" and row["date"] == "2025-06-01" and not row["company_id"]

@@ -25,10 +25,10 @@ from generator.api.registry import (
     ExportRoute,
     ListRoute,
 )
+from generator.api.versions import API_VERSION
 from generator.dataset.schema import TABLES, DatasetInfo
 
 OPENAPI_VERSION = "3.0.3"
-API_VERSION = "1.0.0"
 PROBLEM = "application/problem+json"
 
 

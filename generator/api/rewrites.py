@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from urllib.parse import quote_plus, unquote_plus
 
 from generator.api.access import ALLOW_HEADERS, EXPOSE_HEADERS
+from generator.api.versions import API_VERSION, DEPRECATIONS, VERSION_HEADER
 from generator.api.registry import (
     DETAIL_ROUTES,
     DOCUMENT_ROUTES,
@@ -181,7 +182,9 @@ HEADERS: tuple[HeaderRule, ...] = (
         ("Access-Control-Expose-Headers", EXPOSE_HEADERS),
         ("Cache-Control", CACHE_CONTROL),
         ("X-Content-Type-Options", "nosniff"),
+        (VERSION_HEADER, API_VERSION),
     )),
+    *(HeaderRule(d.path, d.headers()) for d in DEPRECATIONS),
     HeaderRule("/api/errors/*", (("Content-Type", "application/problem+json; charset=utf-8"),)),
     HeaderRule("/404.html", (("Content-Type", "application/problem+json; charset=utf-8"),)),
     # Downloads: hosts guess types from extensions, and few know .parquet (they would send octet-stream); a

@@ -6,7 +6,8 @@ appends to the new folder's ``changes.csv`` the differences the dated facts do n
 
 - ``company-added`` and ``company-removed`` (a company id that appears or goes);
 - ``company-renamed`` (its name, old and new), ``valuation-changed`` (``valuation_usd``, old and new);
-- ``company-delisted``, ``company-closed``, and ``company-acquired`` when no ``acquired_date`` dates it.
+- ``company-delisted``, ``company-closed``, and ``company-acquired`` when no ``acquired_date`` dates it;
+- ``api-deprecated``: a path of the API the code declares going away (``generator.api.versions.DEPRECATIONS``).
 
 Each is dated with the new snapshot's as-of date. The previous snapshot's recorded events are carried over, and
 every event older than the window (``history.WINDOW_DAYS``) is dropped, so the file stays bounded. The same two
@@ -28,6 +29,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from generator.api.versions import DEPRECATIONS
 from generator.dataset.history import WINDOW_DAYS, Change, event_id
 from generator.dataset.load import DATASET_INFO_FILE, DataError, Issue, read_dataset_info, read_table
 from generator.dataset.schema import CHANGES, TABLE_BY_NAME
@@ -144,6 +146,15 @@ def differences(before: dict[int, dict[str, object]], after: dict[int, dict[str,
     return out
 
 
+def api_events(start: dt.date, as_of: dt.date) -> list[dict[str, object]]:
+    """An ``api-deprecated`` event for each deprecation the code declares (``versions.DEPRECATIONS``) announced
+    within the window, dated with its announcement."""
+    return [{"id": event_id("api-deprecated", "api", d.path, d.announced.isoformat()), "date": d.announced,
+             "type": "api-deprecated", "entity_kind": "api", "entity_id": d.path, "company_id": None,
+             "company_slug": None, "company_name": None, "summary": d.summary(), "changes": None, "snapshot": as_of}
+            for d in DEPRECATIONS if start < d.announced <= as_of]
+
+
 def _usd(value: object) -> str:
     return "none" if value is None else f"{value:,} USD"
 
@@ -167,7 +178,7 @@ def record(previous: Path, data: Path) -> Recorded:
             else:
                 dropped.add(key)
     report.carried, report.dropped = len(kept), len(dropped)
-    for event in differences(old.companies, new.companies, new.as_of):
+    for event in [*differences(old.companies, new.companies, new.as_of), *api_events(start, new.as_of)]:
         if event["id"] not in kept:
             report.added[str(event["type"])] += 1
         kept[str(event["id"])] = Change.model_validate(event).__dict__

@@ -26,9 +26,10 @@ export const API_HEADERS = {
   "Access-Control-Allow-Origin": "*",
   "Access-Control-Allow-Methods": "GET, HEAD, OPTIONS",
   "Access-Control-Allow-Headers": "Authorization, X-API-Key",
-  "Access-Control-Expose-Headers": "WWW-Authenticate, Retry-After",
+  "Access-Control-Expose-Headers": "WWW-Authenticate, Retry-After, API-Version, Deprecation, Sunset, Link",
   "Cache-Control": "public, max-age=300, stale-while-revalidate=86400",
   "X-Content-Type-Options": "nosniff",
+  "API-Version": "1.1.0", // generator/api/versions.py API_VERSION
 };
 const SPACE = "/api/query-space.json";
 // Files read for answers stay in memory, per isolate, up to KEPT_BYTES (the least recently used go first; none

@@ -1,0 +1,55 @@
+"""The API's version and what is going away (docs/versions.md).
+
+``API_VERSION`` follows semantic versioning of the API's shape: a compatible change (a new endpoint, filter, sort,
+field, enum value or event type) raises the minor number; a breaking one (a field, value, path or parameter removed
+or changed in meaning) the major number, and is published beside the old shape for ``DEPRECATION_WINDOW_DAYS`` at
+least, the old shape answering with ``Deprecation`` (RFC 9745), ``Sunset`` (RFC 8594) and ``Link`` headers and an
+``api-deprecated`` event in /api/changes and the feeds. The version is the OpenAPI document's ``info.version`` and
+every /api/ response's ``API-Version`` header.
+"""
+
+from __future__ import annotations
+
+import calendar
+import datetime as dt
+import email.utils
+from dataclasses import dataclass
+
+API_VERSION = "1.1.0"
+"""1.1.0: /api/changes, its feeds and the webhooks' payload (compatible: an endpoint added)."""
+VERSION_HEADER = "API-Version"
+DEPRECATION_WINDOW_DAYS = 180
+"""The least time a shape that goes away is served beside its replacement, from its announcement to its sunset."""
+POLICY = "/api/openapi.json#/info"
+
+
+@dataclass(frozen=True)
+class Deprecation:
+    """A path (a Netlify ``[[headers]]`` pattern: ``*`` matches the rest) that goes away."""
+
+    path: str
+    announced: dt.date
+    sunset: dt.date
+    successor: str
+    """What replaces it: a path of the API."""
+    reason: str
+
+    def __post_init__(self) -> None:
+        if (self.sunset - self.announced).days < DEPRECATION_WINDOW_DAYS:
+            raise ValueError(f"{self.path}: a sunset {DEPRECATION_WINDOW_DAYS} days after the announcement at least")
+
+    def headers(self) -> tuple[tuple[str, str], ...]:
+        """``Deprecation: @<epoch seconds>`` (RFC 9745's structured date), ``Sunset: <HTTP-date>`` (RFC 8594) and the
+        successor and the policy as ``Link`` relations."""
+        announced = calendar.timegm(self.announced.timetuple())
+        sunset = email.utils.formatdate(calendar.timegm(self.sunset.timetuple()), usegmt=True)
+        return (("Deprecation", f"@{announced}"), ("Sunset", sunset),
+                ("Link", f'<{self.successor}>; rel="successor-version", <{POLICY}>; rel="deprecation"'))
+
+    def summary(self) -> str:
+        return (f"{self.path} is deprecated from {self.announced.isoformat()} and goes away on "
+                f"{self.sunset.isoformat()}: use {self.successor} ({self.reason})")
+
+
+DEPRECATIONS: tuple[Deprecation, ...] = ()
+"""What goes away, each published beside its successor until its sunset. None yet."""
