@@ -8,6 +8,7 @@ import json
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -66,7 +67,7 @@ def write_site(root: Path, events: list[dict]) -> Path:
 @dataclass
 class Receiver:
     """Answers POST /{subscriber}; ``script[(subscriber, event id)]`` lists the answers of successive attempts
-    ("503", "429:1" with Retry-After 1, "drop", "400", "hang"); then 200."""
+    ("503", "429:1" with Retry-After 1, "drop", "400", "hang", "slow:1" a 200 one second late); then 200."""
 
     url: str = ""
     script: dict[tuple[str, str], list[str]] = field(default_factory=dict)
@@ -116,6 +117,9 @@ def receiver() -> Iterator[Receiver]:
             if step == "hang":
                 state.release.wait(30)
                 return
+            if step.startswith("slow:"):
+                time.sleep(float(step[5:]))
+                step = "200"
             code, _, retry_after = step.partition(":")
             self.send_response(int(code))
             if retry_after:
@@ -143,8 +147,9 @@ def receiver() -> Iterator[Receiver]:
 def subscriptions(path: Path, receiver: Receiver, **subscribers: dict) -> Path:
     lines = []
     for name, filters in subscribers.items():
-        lines += ["[[subscriber]]", f'name = "{name}"', f'url = "{receiver.url}/{name}"',
-                  'secret_env = "HOOK_SECRET"']
+        filters = dict(filters)
+        url = filters.pop("url", f"{receiver.url}/{name}")
+        lines += ["[[subscriber]]", f'name = "{name}"', f'url = "{url}"', 'secret_env = "HOOK_SECRET"']
         # since as a TOML date, the other filters as arrays of strings
         lines += [f"{key} = {value if key == 'since' else json.dumps(value)}" for key, value in filters.items()]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
@@ -229,6 +234,36 @@ def test_attempts_are_bounded(tmp_path: Path, receiver: Receiver) -> None:
     assert result.exit_code != 0
     assert len(receiver.ids("down")) == 3
     assert "HTTP 500 after 3 attempt(s)" in result.output
+
+
+def test_a_timeout_is_retried_and_a_long_retry_after_is_cut_to_max_wait(tmp_path: Path, receiver: Receiver) -> None:
+    site = write_site(tmp_path / "dist", EVENTS[:2])
+    subs = subscriptions(tmp_path / "hooks.toml", receiver, slow={})
+    first, second = sorted(e["id"] for e in EVENTS[:2])
+    receiver.script = {("slow", first): ["slow:1.5"], ("slow", second): ["429:3600"]}
+    started = time.monotonic()
+    result = run(site, subs, tmp_path / "state.json", "--timeout", "0.3", "--max-wait", "0.2")
+    assert result.exit_code == 0, result.output
+    assert time.monotonic() - started < 10
+    assert Counter(receiver.ids("slow")) == {first: 2, second: 2}
+    times = [t for w, i, t in receiver.attempts if i == second]
+    assert 0.15 <= times[1] - times[0] < 3
+    # the late 200 of the timed-out attempt reached no one: the receiver processed the event twice (at least once)
+    time.sleep(1.5)
+    assert receiver.acked[("slow", first)] == 2
+
+
+def test_a_subscriber_nobody_answers_fails_and_the_others_go_on(tmp_path: Path, receiver: Receiver) -> None:
+    with socket.socket() as closed:
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]
+    site = write_site(tmp_path / "dist", EVENTS)
+    subs = subscriptions(tmp_path / "hooks.toml", receiver, gone={"url": f"http://127.0.0.1:{port}/hook"}, here={})
+    result = run(site, subs, tmp_path / "state.json", "--attempts", "2")
+    assert result.exit_code != 0
+    assert f"FAILED gone: event {ORDER[0]}" in result.output and "no answer after 2 attempt(s)" in result.output
+    assert "5 more event(s) wait" in result.output
+    assert receiver.delivered("here") == ORDER
 
 
 def test_filters_per_subscriber(tmp_path: Path, receiver: Receiver) -> None:

@@ -182,16 +182,12 @@ def _retry(options: DeliveryOptions) -> Retry:
 
     return CappedRetry(total=options.attempts - 1, connect=None, read=None, status=None, other=None,
                        redirect=False, allowed_methods=None, status_forcelist=RETRY_STATUSES,
-                       backoff_factor=options.backoff, backoff_max=cap, respect_retry_after_header=True,
-                       raise_on_status=False, raise_on_redirect=False)
+                       backoff_factor=options.backoff, backoff_max=cap, respect_retry_after_header=True)
 
 
-def _post(pool: urllib3.PoolManager, url: str, event: Mapping[str, Any], secret: bytes,
-          options: DeliveryOptions) -> str | None:
-    """One event to one URL, retried as the options say; None when acknowledged (2xx), else the reason."""
-    body = body_of(event)
+def _headers(event: Mapping[str, Any], secret: bytes, body: bytes) -> dict[str, str]:
     timestamp = int(time.time())
-    headers = {
+    return {
         "Content-Type": "application/json",
         "User-Agent": USER_AGENT,
         "Webhook-Id": event["id"],
@@ -200,19 +196,39 @@ def _post(pool: urllib3.PoolManager, url: str, event: Mapping[str, Any], secret:
         "Webhook-Timestamp": str(timestamp),
         SIGNATURE_HEADER: sign(secret, timestamp, body),
     }
-    try:
-        response = pool.request("POST", url, body=body, headers=headers, retries=_retry(options),
-                                timeout=urllib3.Timeout(connect=options.timeout, read=options.timeout),
-                                redirect=False)
-    except MaxRetryError as error:
-        return f"no answer after {options.attempts} attempt(s): {error.reason}"
-    except HTTPError as error:
-        return f"request failed: {error}"
-    attempts = 1 + len(response.retries.history) if response.retries is not None else 1
-    if 200 <= response.status < 300:
-        return None
-    retried = response.status in RETRY_STATUSES
-    return f"HTTP {response.status} after {attempts} attempt(s){'' if retried else ' (not retried)'}"
+
+
+def _post(pool: urllib3.PoolManager, url: str, event: Mapping[str, Any], secret: bytes,
+          options: DeliveryOptions) -> str | None:
+    """One event to one URL, retried as the options say; None when acknowledged (2xx), else the reason. Each
+    attempt is signed anew (a fresh timestamp), so a late retry is not taken for a replay; urllib3's Retry decides
+    whether to try again (attempts left, which errors and statuses) and how long to wait."""
+    body = body_of(event)
+    retry = _retry(options)
+    timeout = urllib3.Timeout(connect=options.timeout, read=options.timeout)
+    while True:
+        attempts = len(retry.history) + 1
+        try:
+            response = pool.request("POST", url, body=body, headers=_headers(event, secret, body), retries=False,
+                                    timeout=timeout, redirect=False)
+        except HTTPError as error:  # no answer: refused, dropped, timed out
+            try:
+                retry = retry.increment("POST", url, error=error)
+            except MaxRetryError as final:
+                return f"no answer after {attempts} attempt(s): {final.reason}"
+            except HTTPError:  # an error Retry does not retry re-raises it
+                return f"no answer after {attempts} attempt(s): {error}"
+            retry.sleep()
+            continue
+        if 200 <= response.status < 300:
+            return None
+        if response.status not in RETRY_STATUSES:
+            return f"HTTP {response.status} after {attempts} attempt(s) (not retried)"
+        try:
+            retry = retry.increment("POST", url, response=response)
+        except MaxRetryError:
+            return f"HTTP {response.status} after {attempts} attempt(s)"
+        retry.sleep(response)
 
 
 def _check_outside(site: Path, state: Path) -> None:
