@@ -303,9 +303,10 @@ def test_state_is_bounded_by_the_window_and_a_new_build_sends_only_what_is_new(t
 
 
 def test_the_events_as_the_build_writes_them_pass_through(tmp_path: Path, receiver: Receiver) -> None:
-    """A dated fact has snapshot null; the company object carries its url; unknown keys go through untouched."""
+    """A dated fact has snapshot null; the company object carries its url and a numeric id; unknown keys go
+    through untouched."""
     events = [make_event(1, "ipo-filed", "klarna", "2025-03-15", snapshot=None, extra={"a": [1, "é"]})]
-    events[0]["company"]["url"] = "/api/companies/klarna"
+    events[0]["company"].update(id=546, url="/api/companies/klarna.json")  # a numeric id, as the build has it
     site = write_site(tmp_path / "dist", events)
     subs = subscriptions(tmp_path / "hooks.toml", receiver, one={})
     assert run(site, subs, tmp_path / "state.json").exit_code == 0

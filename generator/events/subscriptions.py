@@ -43,12 +43,12 @@ class WebhookError(Exception):
 
 class _Entity(BaseModel):
     kind: str
-    id: str
+    id: str | int
     url: str | None
 
 
 class _Company(BaseModel):
-    id: str
+    id: str | int
     slug: str
     name: str
 
