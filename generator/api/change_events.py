@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+from typing import Annotated
 
-from pydantic import Field, field_validator
+from pydantic import Field, WithJsonSchema, field_validator
 
 from generator.api.response_base import Out
 from generator.dataset.schema import ChangeType, EntityKind
@@ -27,10 +28,16 @@ class EventCompany(Out):
     url: str | None = Field(description="path of the company profile; null once the company is removed")
 
 
+ANY_VALUE = WithJsonSchema({"description": "an integer, a string or null, as the column holds it"})
+"""A column's value: any JSON scalar (OpenAPI 3.0 cannot say 'integer or string or null' without a type beside
+``nullable``, which linters refuse, so the schema leaves the type open)."""
+
+
 class FieldChange(Out):
     field: str = Field(description="the column that changed, as the dataset's table names it")
-    old: int | str | None = Field(description="its value in the previous snapshot (whole USD for *_usd)")
-    new: int | str | None = Field(description="its value in this snapshot")
+    old: Annotated[int | str | None, ANY_VALUE] = Field(
+        description="its value in the previous snapshot (whole USD for *_usd)")
+    new: Annotated[int | str | None, ANY_VALUE] = Field(description="its value in this snapshot")
 
 
 class ChangeEvent(Out):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from generator.api import access, responses, semantics
+from generator.api import access, responses, semantics, versions
 from generator.api.declared import VOCABULARIES, vocabulary
 from generator.api.kinds import FRONT_DOOR_ONLY
 from generator.api.openapi_schemas import SchemaRegistry, resolve_nullable_refs
@@ -343,6 +343,7 @@ def document(info: DatasetInfo, domains: dict[str, dict[str, list[str]]]) -> dic
                 "Keys: a site may ask for an API key (`Authorization: Bearer KEY` or `X-API-Key: KEY`) on every "
                 "path but this document and the problem documents; without a valid one it answers 401. "
                 "Development servers and hosts that only serve files ask for none.\n\n"
+                f"{versions.POLICY_TEXT}\n\n"
                 f"Disclaimer: {info.disclaimer}"
             ),
             "license": {"name": info.license},
@@ -351,6 +352,7 @@ def document(info: DatasetInfo, domains: dict[str, dict[str, list[str]]]) -> dic
         "security": access.SECURITY,
         "tags": [{"name": name, "description": summary} for name, summary in tags.items()],
         "paths": resolved,
+        "x-webhooks": versions.webhooks(),
         "components": {"schemas": schemas.finished(resolved), "securitySchemes": access.SECURITY_SCHEMES,
                        "responses": {"Unauthorized": access.UNAUTHORIZED_RESPONSE,
                                      "TooManyRequests": access.TOO_MANY_REQUESTS_RESPONSE}},

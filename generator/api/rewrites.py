@@ -23,7 +23,6 @@ from dataclasses import dataclass
 from urllib.parse import quote_plus, unquote_plus
 
 from generator.api.access import ALLOW_HEADERS, EXPOSE_HEADERS
-from generator.api.versions import API_VERSION, DEPRECATIONS, VERSION_HEADER
 from generator.api.registry import (
     DETAIL_ROUTES,
     DOCUMENT_ROUTES,
@@ -33,6 +32,7 @@ from generator.api.registry import (
     SORT_PARAM,
     ListRoute,
 )
+from generator.api.versions import API_VERSION, DEPRECATIONS, VERSION_HEADER
 from generator.dataset.schema import TABLES
 
 NOT_FOUND_FILE = "/api/errors/not-found.json"

@@ -53,3 +53,30 @@ class Deprecation:
 
 DEPRECATIONS: tuple[Deprecation, ...] = ()
 """What goes away, each published beside its successor until its sunset. None yet."""
+
+
+POLICY_TEXT = (
+    f"Versions: `info.version` and every /api/ response's `{VERSION_HEADER}` header follow semantic versioning of "
+    "the API's shape. A new endpoint, filter, sort, field, enum value or event type is compatible (the minor "
+    "number); a removed or changed one is breaking (the major number) and is published beside the old shape for "
+    f"{DEPRECATION_WINDOW_DAYS} days at least, the old shape answering with `Deprecation` (RFC 9745), `Sunset` "
+    "(RFC 8594) and `Link` headers and an `api-deprecated` event at /api/changes. Clients ignore fields and values "
+    "they do not know.\n\n"
+    "Events: /api/changes lists what changed (the same events as /api/changes/events.jsonl, Atom and JSON feeds at "
+    "/api/changes/feed.atom and feed.json, per company under /api/changes/company={slug}/). Webhooks POST each "
+    "event, signed, as the `ChangeEvent` schema below: OpenAPI 3.0 has no `webhooks` object, so the payload is in "
+    "`components.schemas` and described in `x-webhooks` (the shape OpenAPI 3.1 gives `webhooks`)."
+)
+
+
+def webhooks() -> dict[str, object]:
+    """The webhook a subscriber receives, in OpenAPI 3.1's ``webhooks`` shape (as the extension ``x-webhooks``)."""
+    return {"changeEvent": {"post": {
+        "summary": "A change event, delivered to a subscriber (docs/webhooks.md)",
+        "description": "One POST per event, oldest first, at least once: the `Webhook-Id` header is the event id "
+        "(deduplicate by it). `Webhook-Signature: t=<unix seconds>,v1=<hex>` is HMAC-SHA256 with the subscriber's "
+        "secret over `<t>.<body>`.",
+        "requestBody": {"required": True, "content": {"application/json": {
+            "schema": {"$ref": "#/components/schemas/ChangeEvent"}}}},
+        "responses": {"2XX": {"description": "Received: the event is not sent again"}},
+    }}}

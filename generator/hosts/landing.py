@@ -32,6 +32,8 @@ from generator.api.registry import (
     ListRoute,
 )
 from generator.api.rewrites import NOT_FOUND_FILE, Router, rules
+from generator.api.versions import API_VERSION
+from generator.dataset.history import WINDOW_DAYS
 from generator.dataset.schema import TABLES, DatasetInfo
 from generator.frontdoor.space import QUERY_SPACE_FILE
 from generator.hosts import charts, templates
@@ -313,6 +315,8 @@ def context(info: DatasetInfo, examples: Mapping[str, Sequence[str]],
         "top_route": top,
         "sort_param": SORT_PARAM,
         "facet_limit": FACET_LIMIT,
+        "window_days": WINDOW_DAYS,
+        "api_version": API_VERSION,
         "page_param": PAGE_PARAM,
         "front_door": [(rule.label, segments(rule.text)) for rule in semantics.FRONT_DOOR_RULES],
         "front_door_where": segments(semantics.WHERE),
