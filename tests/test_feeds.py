@@ -128,6 +128,10 @@ def test_links_paths_and_titles() -> None:
     links = {(link.get("rel"), link.get("type")): link.get("href") for link in root.xpath("a:link", namespaces=ATOM_NS)}
     assert links[("self", "application/atom+xml")] == BASE + "/api/changes/company=stripe/feed.atom"
     assert links[("alternate", "application/feed+json")] == BASE + "/api/changes/company=stripe/feed.json"
+    # Atom content only where it adds to the summary: the changed fields (a linked dated fact has none)
+    contents = [entry.findtext("a:content", namespaces=ATOM_NS) for entry in root.xpath("a:entry", namespaces=ATOM_NS)]
+    changed = "stripe: valuation-changed\nvaluation_usd: 50000000000 -> 65000000000"
+    assert contents == [changed if e["changes"] else None for e in STRIPE]
     doc = json.loads(json_feed(STRIPE, feed))
     assert doc["feed_url"] == BASE + "/api/changes/company=stripe/feed.json" and doc["home_page_url"] == BASE + "/"
     plain = json.loads(json_feed(STRIPE, company_feed("stripe", "Stripe", "2025-06-30")))

@@ -153,7 +153,8 @@ def _atom_entry(event: Mapping[str, Any], feed: Feed) -> list[str]:
         out.append(_category("company", event["company"]["slug"], event["company"]["name"]))
     out.append(_category("event", event["id"]))
     out.append(f"<summary type=\"text\">{_x(str(event.get('summary') or entry_title(event)))}</summary>")
-    out.append(f"<content type=\"text\">{_x(_text(event))}</content>")
+    if event.get("changes") or not url:  # the changed fields; or, with no link, the content an entry must have
+        out.append(f"<content type=\"text\">{_x(_text(event))}</content>")
     out.append("</entry>")
     return out
 
