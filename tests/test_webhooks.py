@@ -4,6 +4,7 @@ for a killed run); filters per subscriber, re-runs that send nothing twice, bad 
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import re
@@ -427,3 +428,15 @@ def test_the_documented_verification_and_example_hold() -> None:
     assert not documented(b"another secret", sign(SECRET.encode(), now, body), body)
     example = sign(b"whsec-example", 1767225600, b'{"id":"evt-3f2a9c0d1e4b5a67"}')
     assert f"header is `{example}`" in page.replace("\n", " ")
+
+
+def test_one_run_at_a_time_per_state_file(tmp_path: Path, receiver: Receiver) -> None:
+    site = write_site(tmp_path / "dist", EVENTS)
+    subs = subscriptions(tmp_path / "hooks.toml", receiver, one={})
+    state = tmp_path / "state.json"
+    with (tmp_path / "state.json.lock").open("a") as held:
+        fcntl.flock(held.fileno(), fcntl.LOCK_EX)
+        result = run(site, subs, state)
+    assert result.exit_code != 0 and "another webhooks run holds it" in result.output
+    assert receiver.attempts == []
+    assert run(site, subs, state).exit_code == 0

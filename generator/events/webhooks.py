@@ -10,13 +10,15 @@ still published (the window), so it stays bounded. docs/webhooks.md is the refer
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import hmac
 import json
 import os
 import tempfile
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -54,6 +56,10 @@ class DeliveryOptions:
     """Seconds one wait may last at most, a receiver's Retry-After included."""
     timeout: float = 10.0
     """Seconds to connect, and seconds to wait for the answer, per request."""
+
+    def __post_init__(self) -> None:
+        if self.attempts < 1 or min(self.backoff, self.max_wait) < 0 or self.timeout <= 0:
+            raise ValueError(f"delivery options out of range: {self}")
 
 
 def body_of(event: Mapping[str, Any]) -> bytes:
@@ -249,12 +255,29 @@ def deliver(site: Path, subscriptions: Path, state: Path, options: DeliveryOptio
     events = read_events(site)
     subscribers = read_subscriptions(subscriptions)
     secrets = read_secrets(subscribers, os.environ if environ is None else environ)
-    record = _State(state)
     report = Report()
-    with urllib3.PoolManager(headers={"User-Agent": USER_AGENT}) as pool:
+    with _locked(state), urllib3.PoolManager(headers={"User-Agent": USER_AGENT}) as pool:
+        record = _State(state)
         for one in subscribers:
             report.outcomes.append(_deliver_one(pool, one, secrets[one.name], events, record, options))
     return report
+
+
+@contextmanager
+def _locked(state: Path) -> Iterator[None]:
+    """One run at a time per state file: an exclusive lock on ``{state}.lock`` beside it (two overlapping runs would
+    each send what the other is sending)."""
+    lock = state.with_name(state.name + ".lock")
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    with lock.open("a") as handle:
+        try:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise WebhookError(f"{state}: another webhooks run holds it ({lock}); try again when it is done") from None
+        try:
+            yield
+        finally:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
 
 
 def _deliver_one(pool: urllib3.PoolManager, one: Subscriber, secret: bytes, events: list[dict[str, Any]],
