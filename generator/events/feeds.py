@@ -82,7 +82,7 @@ def company_feed(slug: str, name: str, as_of: str, base_url: str | None = None, 
     """One company's feed, beside the listing of its events: ``/api/changes/company={slug}/feed.atom`` and
     ``feed.json``."""
     return Feed(title=f"{name}: changes ({site_name})", stem=COMPANY_FEED_STEM.format(slug=slug),
-                related=f"/api/changes?company={slug}", as_of=as_of, base_url=base_url, author=site_name,
+                related=f"/api/changes/company={slug}/sort=-date,page=1.json", as_of=as_of, base_url=base_url, author=site_name,
                 description=f"What changed about {name} in the company and IPO data.")
 
 
