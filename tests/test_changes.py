@@ -186,14 +186,14 @@ def test_the_built_feeds_validate(snapshots: dict[str, Path], relax_ng, json_fee
     from lxml import etree
 
     dist = snapshots["root"] / "dist-second"
-    feeds = sorted((dist / "api" / "changes").glob("**/feed.*"))
+    feeds = sorted((dist / "api" / "feeds").glob("**/*.*"))
     assert len(feeds) > 20
     for path in feeds:
         if path.suffix == ".atom":
             assert relax_ng.validate(etree.parse(str(path))), (path, relax_ng.error_log)
         else:
             jsonschema.validate(json.loads(path.read_bytes()), json_feed_schema)
-    company = json.loads((dist / "api" / "changes" / "company=meta-platforms" / "feed.json").read_bytes())
+    company = json.loads((dist / "api" / "feeds" / "companies" / "meta-platforms.json").read_bytes())
     slugs = [item["_event"]["company"]["slug"] for item in company["items"]]
     assert slugs and set(slugs) == {"meta-platforms"}
 

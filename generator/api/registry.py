@@ -222,7 +222,8 @@ ROUTES: tuple[ListRoute | DetailRoute | ExportRoute | DocumentRoute, ...] = (
         "renamed, removed, delisted or closed; a valuation changed, with its old and new values). An event's `id` "
         "never changes. `type`, `kind` and `company` each alone (a type is of one kind); `since` (a day, the "
         "query front door only) combines with each. The same events as Atom and JSON feeds: "
-        "/api/changes/feed.atom, /api/changes/feed.json (docs/changes.md).",
+        "/api/feeds/changes.atom, /api/feeds/changes.json, per company /api/feeds/companies/{slug}.atom and .json "
+        "(docs/changes.md).",
         rows_sql="changes", model=responses.ChangeEvent, key="id",
         filters=(_category("type", "Event type.", domain=_values(schema.ChangeType)),
                  _category("kind", "Kind of record the event is about.", "entity.kind",

@@ -203,6 +203,7 @@ CONTENT_TYPES = {
     ".csv": "text/csv; charset=utf-8",
     ".parquet": "application/vnd.apache.parquet",
     ".jsonl": JSON_LINES_TYPE,
+    ".atom": "application/atom+xml; charset=utf-8",
     ".zip": "application/zip",
     ".toml": "application/toml",
     ".conf": "text/plain; charset=utf-8",

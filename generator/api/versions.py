@@ -63,7 +63,8 @@ POLICY_TEXT = (
     "(RFC 8594) and `Link` headers and an `api-deprecated` event at /api/changes. Clients ignore fields and values "
     "they do not know.\n\n"
     "Events: /api/changes lists what changed (the same events as /api/changes/events.jsonl, Atom and JSON feeds at "
-    "/api/changes/feed.atom and feed.json, per company under /api/changes/company={slug}/). Webhooks POST each "
+    "/api/feeds/changes.atom and changes.json, per company /api/feeds/companies/{slug}.atom and .json). Webhooks "
+    "POST each "
     "event, signed, as the `ChangeEvent` schema below: OpenAPI 3.0 has no `webhooks` object, so the payload is in "
     "`components.schemas` and described in `x-webhooks` (the shape OpenAPI 3.1 gives `webhooks`)."
 )

@@ -2,9 +2,11 @@
 
 - ``/api/changes/events.jsonl``: every event of the window, oldest first (date, then id), one per line, each the same
   bytes as its row in the listing: what ``webhooks deliver`` reads, and what a nightly job diffs;
-- ``/api/changes/feed.atom`` and ``feed.json``: the newest ``SITE_FEED_ITEMS`` events as Atom and JSON Feed;
-- ``/api/changes/company=<slug>/feed.atom`` and ``feed.json``: one company's events of the window, beside the
-  listing of its events, for each company that has some.
+- ``/api/feeds/changes.atom`` and ``changes.json``: the newest ``SITE_FEED_ITEMS`` events as Atom and JSON Feed;
+- ``/api/feeds/companies/<slug>.atom`` and ``.json``: one company's events of the window, for each company that has
+  some (its events' listing: ``/api/changes/company=<slug>/``).
+
+The feeds have a folder of their own: a listing's folder holds its pages only.
 """
 
 from __future__ import annotations
@@ -25,8 +27,11 @@ from generator.events import feeds
 EVENTS_FILE = "/api/changes/events.jsonl"
 SITE_FEED_ITEMS = 100
 """Events in the site-wide feeds (the newest): a feed reader polls often; the listing and events.jsonl hold all."""
-COMPANY_FOLDER = "/api/changes/company={slug}/"
-"""Where a company's events are listed (``sort=-date,page=1.json``...) and its feeds sit (``feed.atom``...)."""
+SITE_FEED = "/api/feeds/changes"
+COMPANY_FEED = "/api/feeds/companies/{slug}"
+"""A feed's path without its extension (``.atom``, ``.json``)."""
+SITE_EVENTS = "/api/changes/all/sort=-date,page=1.json"
+COMPANY_EVENTS = "/api/changes/company={slug}/sort=-date,page=1.json"
 
 
 def event_rows(con: duckdb.DuckDBPyConnection, info: DatasetInfo) -> list[bytes]:
@@ -45,7 +50,7 @@ def event_files(con: duckdb.DuckDBPyConnection, info: DatasetInfo) -> Iterator[t
     yield EVENTS_FILE, serialize.json_lines(rows)
     newest = [json.loads(row) for row in reversed(rows)]
     as_of = info.as_of.isoformat()
-    site = feeds.site_feed(as_of)
+    site = dataclasses.replace(feeds.site_feed(as_of), stem=SITE_FEED, related=SITE_EVENTS)
     yield site.atom_path, feeds.atom(newest[:SITE_FEED_ITEMS], site)
     yield site.json_path, feeds.json_feed(newest[:SITE_FEED_ITEMS], site)
     by_company: dict[str, list[dict]] = defaultdict(list)
@@ -55,8 +60,7 @@ def event_files(con: duckdb.DuckDBPyConnection, info: DatasetInfo) -> Iterator[t
             by_company[company["slug"]].append(event)
     for slug in sorted(by_company):
         events = by_company[slug]
-        folder = COMPANY_FOLDER.format(slug=slug)
         feed = dataclasses.replace(feeds.company_feed(slug, events[0]["company"]["name"], as_of),
-                                   stem=folder + "feed", related=folder + "sort=-date,page=1.json")
+                                   stem=COMPANY_FEED.format(slug=slug), related=COMPANY_EVENTS.format(slug=slug))
         yield feed.atom_path, feeds.atom(events, feed)
         yield feed.json_path, feeds.json_feed(events, feed)
