@@ -23,6 +23,7 @@ from tests.frontdoor_js.table import ISSUE, generated
 
 from .conftest import Build10k
 from .test_frontdoor import ISSUE_TABLE, NATURAL, _check, _generated
+from .test_frontdoor_reads import check_short_searches
 
 ROOT = Path(__file__).resolve().parent.parent
 NODE = shutil.which("node") or "node"
@@ -91,3 +92,22 @@ def test_node_answers_byte_for_byte_as_python_at_10k(resolver_10k: Resolver, syn
     wrong = [url for url, want, got in zip(urls, expected, json.loads(done.stdout), strict=True) if want != got]
     assert not wrong, f"{len(wrong)} of {len(urls)} differ: {wrong[:10]}"
     assert len(urls) > 3000
+
+
+INDEX_MAX = 160_000
+"""Bytes of the largest query index at 10k companies (/api/companies': 116 KB, every filter and sort of 10k rows)."""
+PREFIX_FILE_MAX = 16_000
+"""Bytes of the largest short prefix's first-page file at 10k (8 KB)."""
+
+
+def test_a_short_search_reads_at_most_four_files_at_10k(resolver_10k: Resolver, synth_10k: tuple[Path, Path],
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    reads = check_short_searches(resolver_10k, monkeypatch)
+    folder = synth_10k[1] / "api" / "query-index"
+    sizes = {p.name: p.stat().st_size for p in folder.glob("*.bin")}
+    prefix_files = {p.name: p.stat().st_size for p in (folder / "search").glob("*.json")}
+    print(f"{len(reads)} short searches at 10k: reads max {max(reads)}; largest index {max(sizes.values()):,} "
+          f"bytes, largest prefix file {max(prefix_files.values()):,} bytes ({len(prefix_files)} files)")
+    assert len(reads) > 900 and max(reads) <= 4
+    assert max(sizes.values()) <= INDEX_MAX, sizes
+    assert max(prefix_files.values()) <= PREFIX_FILE_MAX

@@ -15,6 +15,7 @@ from typing import NamedTuple
 
 import duckdb
 
+from generator.api.prefix_answers import prefix_answers
 from generator.api.queries import base_meta, read_sql, rows_digest, sql_params
 from generator.api.query_index import query_index
 from generator.api.registry import FACET_LIMIT, Filter, ListRoute
@@ -274,6 +275,7 @@ def render(
     index = query_index(con, route)
     if index is not None and route.index_file is not None:
         yield Page(route.index_file, index)
+        yield from (Page(path, body) for path, body in prefix_answers(con, route, rows))
     ranked = {  # the serialized rows in each sort's order
         sort: [rows[i] for (i,) in con.execute(f"SELECT _idx FROM rows ORDER BY _r{n}").fetchall()]
         for n, sort in enumerate(route.sort_values)

@@ -43,7 +43,7 @@ def _filter(con: duckdb.DuckDBPyConnection, flt: Filter, order: str) -> dict[str
     return flt.kind.index_entry(flt, found)
 
 
-def _filters(con: duckdb.DuckDBPyConnection, route: ListRoute, order: str) -> dict[str, object]:
+def filter_entries(con: duckdb.DuckDBPyConnection, route: ListRoute, order: str) -> dict[str, object]:
     """Each indexed filter's entry; a filter whose entry is an earlier one's (a lower and an upper bound on one
     column) gets that filter's name instead."""
     out: dict[str, object] = {}
@@ -67,7 +67,7 @@ def query_index(con: duckdb.DuckDBPyConnection, route: ListRoute) -> bytes | Non
     (rows,) = con.execute("SELECT count(*) FROM rows").fetchone() or (0,)
     return encode({
         "route": route.path, "rows": rows, "per_page": route.per_page, "order": route.default_sort,
-        "filters": _filters(con, route, default),
+        "filters": filter_entries(con, route, default),
         "orders": orders,
     })
 

@@ -1,6 +1,8 @@
 """A listing query without a file of its own, answered through the route's query index (``api.query_index``): the
 index gives every row of the answer in the asked order (so its total), then, among the published combinations
 that hold the answer, the one whose pages hold the asked page's rows in the fewest files; only those pages are read.
+The first page of a prefix shorter than the indexed ones (``/api/search?q=a``) has a file of its own that says
+where its rows are, its total and its facets (``api.prefix_answers``): it and at most three pages are read.
 """
 
 from __future__ import annotations
@@ -9,6 +11,7 @@ import itertools
 import json
 from typing import Protocol
 
+from generator.api.prefix_answers import path as prefix_path
 from generator.api.query_index import decode
 from generator.frontdoor import values as primitives
 from generator.frontdoor.common import Answer, Fetch, not_found
@@ -64,6 +67,31 @@ def _parsed(path: str, raw: bytes) -> dict:
     index = decode(raw)
     _PARSED[path] = (raw, index)
     return index
+
+
+def from_prefix(listing: Listing, values: dict[str, object], sort: str, page: int) -> Answer | None:
+    """The first page of a short prefix (alone, or with one value of a filter ``with`` names) from its own file, or
+    None when the query is not one (or the file is missing: no row, or an older build)."""
+    found = listing.route.get("prefixes")
+    if found is None or page != 1 or sort != listing.route["default_sort"]:
+        return None
+    word, others = values.get(found["filter"]), {n: str(v) for n, v in values.items() if n != found["filter"]}
+    if not isinstance(word, list) or len(word) != 1 or len(word[0]) >= found["below"] or len(others) > 1 \
+            or any(n not in found["with"] for n in others):
+        return None
+    raw = listing.fetch(prefix_path(found, word[0], others))
+    if raw is None:
+        return None
+    short = json.loads(raw)
+    files = []
+    for path in short["files"]:
+        body = listing.fetch(path)
+        if body is None:
+            return None
+        files.append(json.loads(body))
+    rows = [short["data"][i] if f < 0 else files[f]["data"][i] for f, i in short["rows"]]
+    counts = {n: dict(short["counts"][n]) for n in listing.faceted(values) if n in short["counts"]}
+    return listing.page(rows, short["total"], values, sort, page, files[0]["meta"], counts)
 
 
 def from_index(listing: Listing, values: dict[str, object], sort: str, page: int) -> Answer | None:

@@ -12,7 +12,7 @@ from urllib.parse import quote
 
 from generator.frontdoor import values as primitives
 from generator.frontdoor.common import JSON, PAGE, Answer, Fetch, Invalid, _dumps, not_found
-from generator.frontdoor.indexed import from_index
+from generator.frontdoor.indexed import from_index, from_prefix
 from generator.frontdoor.space import slugify
 from generator.frontdoor.values import Row, get
 
@@ -132,7 +132,7 @@ class Listing:
         direct = self._direct(values, sort)
         if direct is not None:
             return self._from_file(direct, sort, page, values)
-        indexed = from_index(self, values, sort, page)
+        indexed = from_prefix(self, values, sort, page) or from_index(self, values, sort, page)
         if indexed is not None:
             return indexed
         refused = self._unanswerable(values)

@@ -18,6 +18,7 @@ import unicodedata
 import duckdb
 
 from generator.api.declared import VOCABULARIES, vocabulary
+from generator.api.prefix_answers import plan
 from generator.api.queries import base_meta
 from generator.api.registry import (
     DETAIL_ROUTES,
@@ -195,7 +196,7 @@ def _list_route(route: ListRoute, domains: dict[str, list[str]], names: dict[str
         "sorts": _sorts(route), "default_sort": route.default_sort, "sort_depth": route.sort_depth,
         "combinable": None if route.combinable is None and all(f.published for f in route.filters)
         else [[f.name for f in g] for g in route.file_groups],  # the combinations that have files
-        "default_filters": dict(route.default_filters), "index": route.index_file,
+        "default_filters": dict(route.default_filters), "index": route.index_file, "prefixes": plan(route),
         "value_sorts": {name: sorts for (r, name), sorts in VALUE_SORTS.items() if r == route.name},
         "facet_limit": FACET_LIMIT,
     }

@@ -135,6 +135,8 @@ def generated(space: dict) -> list[str]:
                 values = ["stripe", "open ai", "Sp", "zzzz"]
             elif "exists" in flt:
                 values = ["stripe", "openai", "no-such-company"]
+            elif flt["value"] == "date":  # a day: one, another, one that is not a day
+                values = ["2025-01-01", "2020-06-30", "2025-02-30"]
             else:
                 canonical = sorted(set(flt["values"].values()))
                 other = {v: a for a, v in flt["values"].items() if a != v}

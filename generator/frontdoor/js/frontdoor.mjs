@@ -616,7 +616,7 @@ class Listing {
     const [values, sort, page] = await this.parse();
     const direct = this.direct(values, sort);
     if (direct !== null) return this.fromFile(direct, sort, page, values);
-    const indexed = await fromIndex(this, values, sort, page);
+    const indexed = (await fromPrefix(this, values, sort, page)) ?? (await fromIndex(this, values, sort, page));
     if (indexed !== null) return indexed;
     const refused = this.unanswerable(values);
     if (refused !== null) return refused;
@@ -808,6 +808,35 @@ export function parseIndex(raw) {
   }
   const orders = Object.fromEntries(Object.entries(header.orders).map(([sort, place]) => [sort, Array.from(read(place))]));
   return {...header, filters, orders};
+}
+
+/** generator/api/prefix_answers.py's path: the file of a short prefix's first page. */
+function prefixPath(found, prefix, context) {
+  const parts = [`${found.filter}=${prefix}`, ...[...context].map(([n, v]) => `${n}=${v}`)];
+  return `${found.folder}/${parts.join(",")}.json`;
+}
+
+// the first page of a short prefix (alone, or with one value of a filter `with` names) from its own file
+async function fromPrefix(listing, values, sort, page) {
+  const found = listing.route.prefixes;
+  if (!found || page !== 1 || sort !== listing.route.default_sort) return null;
+  const word = values.get(found.filter);
+  const others = new Map([...values].filter(([n]) => n !== found.filter).map(([n, v]) => [n, String(v)]));
+  if (!Array.isArray(word) || word.length !== 1 || word[0].length >= found.below || others.size > 1
+    || [...others.keys()].some((n) => !found.with.includes(n))) return null;
+  const raw = await listing.fetch(prefixPath(found, word[0], others));
+  if (raw === null) return null;
+  const short = parseListing(asText(raw));
+  const files = [];
+  for (const path of short.files) {
+    const body = await listing.fetch(path);
+    if (body === null) return null;
+    files.push(parseListing(asText(body)));
+  }
+  const rows = short.rows.map(([f, i]) => f < 0 ? short.data[i] : files[f].data[i]);
+  const counts = new Map(listing.faceted(values).filter((n) => Object.hasOwn(short.counts, n))
+    .map((n) => [n, new Map(short.counts[n])]));
+  return listing.page(rows, short.total, values, sort, page, files[0].meta, counts);
 }
 
 async function fromIndex(listing, values, sort, page) {

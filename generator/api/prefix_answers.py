@@ -1,0 +1,161 @@
+"""Short prefixes' first pages: a search of one or two letters (``/api/search?q=a``) answered in at most four reads.
+
+No file lists the rows of a prefix shorter than the text filter's shortest indexed one (``Filter.prefixes``): they
+would cost a copy of most rows (14.6 MB at 10k companies for /api/search). Through the query index such a query
+picks its page's rows out of the name-ordered list, one read per page they sit on (up to 48). For the first page
+of each such prefix, alone or with one value of another filter (``type=company``), the build writes a small file
+(``/api/query-index/<route>/<text>=<prefix>[,<filter>=<value>].json``)::
+
+    {"data": [rows no file below holds, as the listing files write them],
+     "files": ["/api/search/q=abb/sort=name,page=1.json", ...],
+     "rows": [[0, 3], [-1, 0], ...], "total": 732, "counts": {"type": [["company", 410], ...]}}
+
+``files``: at most ``FILES`` published pages (the combination's own, or a longer prefix's), chosen so that they hold
+the most of the page's rows; ``rows``: the page's rows in order, each ``[file, position]`` in one of them or
+``[-1, i]``, the i-th of ``data``; ``total``, and per filter the index holds as codes, each value's count among
+every row of the answer (the facets page 1 carries). The answer is exactly the query index's (same rows, total,
+order, facets); the resolver reads this file and the files it names, and takes ``meta`` from the first of them.
+A query it does not cover (another page, several words, two other filters) goes through the index.
+"""
+
+from __future__ import annotations
+
+import bisect
+import itertools
+from collections.abc import Iterator
+from typing import Any
+
+import duckdb
+
+from generator.api.kinds import INDEX_PREFIX, text_terms
+from generator.api.query_index import filter_entries
+from generator.api.routes import INDEX_FOLDER, Filter, ListRoute
+from generator.dataset import serialize
+
+FILES = 3
+"""Published pages a short prefix's first page reads beside its own file: four reads in all."""
+
+
+def plan(route: ListRoute) -> dict[str, Any] | None:
+    """Where a route's short prefixes are answered (the query space carries it for the resolvers): the folder, the
+    text filter, the length below which a prefix has no files, the filters one value of which may go with it; None
+    when the route has no such text filter or a facet the index does not hold as codes."""
+    if route.index_file is None:
+        return None
+    text = next((f for f in route.indexed_filters if f.prefixes is not None and f.published), None)
+    if text is None or text.prefixes is None or not 2 <= text.prefixes[0] <= INDEX_PREFIX + 1:
+        return None  # the index's word beginnings decide which rows a shorter prefix matches
+    others = [f for f in route.indexed_filters if f is not text]
+    if any(f.kind.faceted and not _coded(f) for f in others):
+        return None
+    return {"folder": f"{INDEX_FOLDER}/{route.name}", "filter": text.name, "below": text.prefixes[0],
+            "with": [f.name for f in others if f.published and _coded(f) and route.combines({text.name, f.name})]}
+
+
+def _coded(flt: Filter) -> bool:
+    return flt.kind.index_entry(flt, [None]).get("codes") is not None
+
+
+def path(found: dict[str, Any], prefix: str, context: dict[str, str]) -> str:
+    """The file of a prefix's first page, with the other filter's value of ``context`` (at most one)."""
+    parts = [f"{found['filter']}={prefix}", *(f"{n}={v}" for n, v in context.items())]
+    return f"{found['folder']}/{','.join(parts)}.json"
+
+
+class _Route:
+    """A route's rows as the prefixes' pages need them: numbered in the default order."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection, route: ListRoute, found: dict[str, Any]) -> None:
+        default = f"_r{route.sort_values.index(route.default_sort)}"
+        self.route, self.found = route, found
+        self.entries = filter_entries(con, route, default)
+        text = next(f for f in route.filters if f.name == found["filter"])
+        self.text = text
+        self.idx = [i for (i,) in con.execute(f"SELECT _idx FROM rows ORDER BY {default}").fetchall()]
+        terms = con.execute(f"SELECT {text_terms(text.column, text.prefixes)} FROM rows ORDER BY {default}")
+        self.terms = [sorted(set(t) - {None}) for (t,) in terms.fetchall()]
+        self.by_term: dict[str, list[int]] = {}
+        for row, found_terms in enumerate(self.terms):
+            for term in found_terms:
+                self.by_term.setdefault(term, []).append(row)
+        self.held = {n: self.entries[e] if isinstance(e, str) else e for n, e in self.entries.items()}
+        self.postings: dict[int, list[int]] = {}
+        for row, codes in enumerate(self.held[text.name]["codes"]):
+            for code in codes:
+                self.postings.setdefault(code, []).append(row)
+        self._ranks: dict[tuple[str | None, str, str], list[int]] = {}
+
+    def value(self, name: str, row: int) -> list[str]:
+        entry = self.held[name]
+        code = entry["codes"][row]
+        codes = code if isinstance(code, list) else [] if code is None else [code]
+        return [entry["values"][c] for c in codes]
+
+    def members(self, term: str | None, context: dict[str, str]) -> list[int]:
+        """The rows, in order, of the published combination of ``term`` (a text value, or None) and ``context``."""
+        key = (term, *next(iter(context.items()), ("", "")))
+        if key not in self._ranks:
+            rows = self.by_term.get(term, []) if term is not None else range(len(self.idx))
+            self._ranks[key] = [r for r in rows if all(v in self.value(n, r) for n, v in context.items())]  # type: ignore[misc]
+        return self._ranks[key]
+
+    def file(self, term: str | None, context: dict[str, str], row: int) -> tuple[str, int]:
+        """The page of that combination holding ``row`` (default sort), and the row's place on it."""
+        members = self.members(term, context)
+        at = bisect.bisect_left(members, row)
+        filters = {**({self.text.name: term} if term is not None else {}), **context}
+        per_page = self.route.per_page
+        return self.route.file_path(filters, self.route.default_sort, at // per_page + 1), at % per_page
+
+    def answer(self, prefix: str, context: dict[str, str], rows: list[bytes]) -> bytes | None:
+        entry = self.held[self.text.name]
+        starting = [self.postings.get(i, []) for i, v in enumerate(entry["values"]) if v.startswith(prefix)]
+        matches = [r for r in sorted(set().union(*starting))
+                   if all(v in self.value(n, r) for n, v in context.items())]
+        if not matches:
+            return None
+        chosen = matches[:self.route.per_page]
+        every = not context and bool(self.route.default_filters)  # the unfiltered folder is not every row then
+        held_by = {r: [self.file(t, context, r) for t in [None, *(t for t in self.terms[r] if t.startswith(prefix))]
+                       if self.route.combines({*context, *([self.text.name] if t else [])}) and (t or not every)]
+                   for r in chosen}
+        files: list[str] = []
+        left = set(chosen)
+        while left and len(files) < FILES:
+            count: dict[str, int] = {}
+            for r in sorted(left):
+                for name in dict.fromkeys(p for p, _ in held_by[r]):
+                    count[name] = count.get(name, 0) + 1
+            files.append(min(count, key=lambda name: (-count[name], name)))
+            left = {r for r in left if all(p != files[-1] for p, _ in held_by[r])}
+        inline = [r for r in chosen if r in left]
+        places = [[-1, inline.index(r)] if r in left
+                  else next([files.index(p), at] for p, at in held_by[r] if p in files) for r in chosen]
+        counts: dict[str, list[list[object]]] = {}
+        for name, found in self.held.items():
+            if name == self.text.name or name in context or "codes" not in found:
+                continue
+            tally: dict[str, int] = {}
+            for r in matches:
+                for v in self.value(name, r):
+                    tally[v] = tally.get(v, 0) + 1
+            counts[name] = [[v, n] for v, n in sorted(tally.items())]
+        return (b'{"data":[' + b",".join(rows[self.idx[r]] for r in inline) + b'],"files":'
+                + serialize.dumps(files) + b',"rows":' + serialize.dumps(places) + b',"total":'
+                + serialize.dumps(len(matches)) + b',"counts":' + serialize.dumps(counts) + b"}\n")
+
+
+def prefix_answers(con: duckdb.DuckDBPyConnection, route: ListRoute, rows: list[bytes]) -> Iterator[tuple[str, bytes]]:
+    """Each short prefix's first page file (``rows``: the route's rows serialized, in ``_idx`` order), for every
+    prefix some row's word begins with, alone and with each value of each filter of ``plan``'s ``with``."""
+    found = plan(route)
+    if found is None:
+        return
+    made = _Route(con, route, found)
+    beginnings = made.held[found["filter"]]["values"]
+    prefixes = sorted({v[:n] for v in beginnings for n in range(1, found["below"]) if len(v) >= n})
+    contexts: list[dict[str, str]] = [{}, *({n: v} for n in found["with"] for v in made.held[n]["values"])]
+    for prefix, context in itertools.product(prefixes, contexts):
+        body = made.answer(prefix, context, rows)
+        if body is not None:
+            yield path(found, prefix, context), body
