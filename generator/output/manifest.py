@@ -24,9 +24,12 @@ import contextlib
 import functools
 import gc
 import hashlib
+import heapq
+import itertools
 import json
 import os
-from collections.abc import Iterable, Iterator
+import threading
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from generator.dataset import serialize
@@ -49,6 +52,11 @@ def digest(data: bytes) -> str:
     """Digest of a file's bytes, as the manifest lists it: sha256 (which the processor computes, at twice the speed of
     blake2b here) cut to 96 bits."""
     return _text(hashlib.sha256(data).digest()[:12])
+
+
+def digest_text(hasher: hashlib._Hash) -> str:
+    """``digest`` of bytes fed to a sha256 ``hasher`` a block at a time."""
+    return _text(hasher.digest()[:12])
 
 
 def unit_key(*parts: str | bytes) -> str:
@@ -166,22 +174,24 @@ def units_body(code: str, keys: dict[str, str]) -> bytes:
     return serialize.document({"code": code, "units": sorted(keys.items())})
 
 
-def manifest_lines(
-    digests: dict[str, tuple[str, int]], units: dict[str, str], inputs: dict[str, str],
-    paths: Iterable[str] | None = None,
-) -> list[str]:
-    """The digest manifest's lines of the files ``paths`` (default: all) of ``digests`` (path -> (digest, size)),
-    with each one's unit (path -> unit name) and listing page's ``inputs`` key, in no order."""
-    unit_of, inputs_of = units.get, inputs.get
-    if paths is None:
-        return [f"{path}\t{hexdigest}\t{size}\t{unit_of(path, '')}\t{inputs_of(path, '')}\n"
-                for path, (hexdigest, size) in digests.items()]
-    return [f"{path}\t{digests[path][0]}\t{digests[path][1]}\t{unit_of(path, '')}\t{inputs_of(path, '')}\n"
-            for path in paths]
+_runs = itertools.count()
 
 
-def digests_body(lines: list[str]) -> bytes:
-    """The digest manifest from its lines (``manifest_lines``), sorted by path: a line sorts as its path does, the
-    tab after it coming before any character of a path."""
+def write_run(lines: list[str], folder: str) -> str:
+    """Sort digest manifest lines (path, digest, size, unit, inputs, and a sixth field: ``1`` for a file written
+    afresh) into a new file in ``folder``; return its path. A writer keeps at most one run's lines in memory."""
+    os.makedirs(folder, exist_ok=True)
+    path = os.path.join(folder, f"run-{os.getpid()}-{threading.get_ident()}-{next(_runs)}")
     lines.sort()
-    return "".join(lines).encode("utf-8")
+    with open(path, "w", encoding="utf-8", newline="") as handle:
+        handle.writelines(lines)
+    return path
+
+
+def merge_runs(paths: list[str]) -> Iterator[list[str]]:
+    """The lines of every run (``write_run``) as fields, in path order, one run file open at a time per run: the
+    digest manifest made without holding it."""
+    with contextlib.ExitStack() as stack:
+        handles = [stack.enter_context(open(path, encoding="utf-8", newline="")) for path in paths]
+        for line in heapq.merge(*handles):
+            yield line.rstrip("\n").split("\t")

@@ -12,69 +12,26 @@ from __future__ import annotations
 import os
 import shutil
 import stat
-from dataclasses import dataclass, field
 
-from generator.output.manifest import Previous, digest
+from generator.output.manifest import Previous, digest, merge_runs, write_run
+from generator.output.stats import BOOKKEEPING, LISTING_UNIT, WriteStats, endpoint_of, kind_of
 
+__all__ = ["BOOKKEEPING", "LISTING_UNIT", "OutputError", "StagedFiles", "WriteStats", "endpoint_of", "kind_of",
+           "listed_file", "merge_runs"]
+
+SCRATCH_DIR = ".scratch"
+"""Temporary files inside the staging folder (removed before the swap)."""
+RUN_FILES = 50_000
+"""Files a writer records before it moves their manifest lines to a sorted run file on disk (``StagedFiles.spill``)."""
+KNOWN_FOLDERS = 20_000
+"""Folders a writer remembers having made in a new staging folder (it writes folder by folder; one it forgot is
+made again: ``mkdir`` says it exists). In a recycled folder it remembers every one (``folders``)."""
 _NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
 """Flags of ``open(path, "xb")``."""
 
 
 class OutputError(Exception):
     """The build tried to write something it must not."""
-
-
-@dataclass
-class WriteStats:
-    files: int = 0
-    bytes: int = 0
-    written: int = 0
-    """Files whose content changed or that are new (the rest were carried over by hard link)."""
-    groups: dict[tuple[str, str], list[int]] = field(default_factory=dict)
-    """(kind, endpoint) -> [files, bytes] (``kind_of``, ``endpoint_of``), counted as each file is recorded."""
-
-    def count(self, kind: str, path: str, size: int) -> None:
-        """Count one file of ``kind`` (see ``kind_of``) at ``path``."""
-        self.files += 1
-        self.bytes += size
-        counts = self.groups.get((kind, endpoint_of(path)))
-        if counts is None:
-            counts = self.groups[kind, endpoint_of(path)] = [0, 0]
-        counts[0] += 1
-        counts[1] += size
-
-    def add(self, other: WriteStats) -> None:
-        self.files += other.files
-        self.bytes += other.bytes
-        self.written += other.written
-        for group, (files, size) in other.groups.items():
-            counts = self.groups.setdefault(group, [0, 0])
-            counts[0] += files
-            counts[1] += size
-
-
-LISTING_UNIT = "listing:"
-"""The prefix of a listing route's unit (``listing:<route>``)."""
-BOOKKEEPING = "bookkeeping"
-"""The kind of the generator's own files in the output (marker, digest manifest): dotfiles no deploy publishes."""
-
-
-def kind_of(path: str, unit: str) -> str:
-    """What a file is, by its unit: a listing page, a detail (profile), an export, a document (OpenAPI, landing
-    page, problems) or bookkeeping."""
-    if path.startswith("."):
-        return BOOKKEEPING
-    if unit.startswith(LISTING_UNIT):
-        return "listing"
-    return "export" if unit.startswith("export/") else "detail" if unit else "document"
-
-
-def endpoint_of(path: str) -> str:
-    """``api/<endpoint>`` (a folder or a file), or the first part of a path outside ``api/``."""
-    if path.startswith("api/"):
-        end = path.find("/", 4)
-        return path if end < 0 else path[:end]
-    return path.split("/", 1)[0]
 
 
 def _same_inode(a: str, b: str) -> bool:
@@ -120,16 +77,24 @@ def listed_file(path: str, size: int, listed_at: int) -> bool | None:
     return True if status.st_mtime_ns <= listed_at else None
 
 
-def _same_file_content(path: str, data: bytes) -> bool:
-    """Whether a regular file (not a link to elsewhere) holds exactly ``data``."""
+def _same_file_content(path: str, data: bytes | str) -> bool:
+    """Whether a regular file (not a link to elsewhere) holds exactly ``data``: bytes, or the content of the file at
+    that path (compared a block at a time)."""
     try:
         status = os.lstat(path)
+        size = len(data) if isinstance(data, bytes) else os.stat(data).st_size
     except (FileNotFoundError, NotADirectoryError):
         return False
-    if not stat.S_ISREG(status.st_mode) or status.st_size != len(data):
+    if not stat.S_ISREG(status.st_mode) or status.st_size != size:
         return False
     with open(path, "rb") as handle:
-        return handle.read() == data
+        if isinstance(data, bytes):
+            return handle.read() == data
+        with open(data, "rb") as other:
+            while block := handle.read(1 << 20):
+                if block != other.read(1 << 20):
+                    return False
+    return True
 
 
 class StagedFiles:
@@ -161,6 +126,8 @@ class StagedFiles:
         self.unit_keys: dict[str, str] = {}
         self.file_inputs: dict[str, str] = {}
         """Listing page -> key of its filter combination."""
+        self.runs: list[str] = []
+        """Sorted run files of the manifest lines of what was recorded before the dicts above (``spill``)."""
 
     @property
     def old_folder(self) -> str | None:
@@ -179,6 +146,8 @@ class StagedFiles:
     def _parent(self, target: str) -> None:
         parent = target[: target.rindex("/")]
         if parent not in self._dirs:
+            if not self._recycled and len(self._dirs) >= KNOWN_FOLDERS:
+                self._dirs = {self._staging.rstrip("/")}
             self._mkdir(parent)
 
     def _mkdir(self, folder: str) -> None:
@@ -252,6 +221,8 @@ class StagedFiles:
         """Write one file of ``unit`` (or of none: a document rendered every build); ``inputs``: the key of the
         listing combination the page belongs to."""
         key = self.relative(path)
+        if len(self.digests) >= RUN_FILES:  # here, not in ``_record``: an ``alias`` follows its file's write
+            self.spill()
         target = self._claim(key)
         if inputs:
             self.file_inputs[key] = inputs
@@ -306,6 +277,8 @@ class StagedFiles:
         return False."""
         old = self._old
         assert old is not None
+        if len(self.digests) >= RUN_FILES:
+            self.spill()
         found = []
         for path in paths:
             status = _listed_status(self._old_prefix + path, old.files[path][1])
@@ -377,21 +350,28 @@ class StagedFiles:
         start = len(self._new_prefix)
         return {folder[start:] for folder in self._dirs if len(folder) > start}
 
+    def spill(self) -> None:
+        """Move the manifest lines of the files recorded so far (with whether each was written afresh) into a sorted
+        run file in the scratch space, and forget them: a writer holds at most ``RUN_FILES`` files' digests."""
+        if not self.digests:
+            return
+        units, inputs, fresh = self.file_units, self.file_inputs, self.rewritten
+        lines = [f"{path}\t{hexdigest}\t{size}\t{units.get(path, '')}\t{inputs.get(path, '')}\t"
+                 f"{'1' if path in fresh else ''}\n" for path, (hexdigest, size) in self.digests.items()]
+        self.runs.append(write_run(lines, os.path.join(self._staging, SCRATCH_DIR, "manifest")))
+        self.digests, self.file_units, self.file_inputs, self.rewritten = {}, {}, {}, set()
+
     def detach(self) -> None:
-        """Drop the previous manifest (before this object travels back from a worker process)."""
+        """Drop the previous manifest and spill what was recorded (before this object travels back from a worker
+        process: it carries its counts, unit keys and run files, not its files' digests)."""
         self._old = None
+        self.spill()
 
     def merge(self, other: StagedFiles) -> None:
-        """Count in what another ``StagedFiles`` (a worker's) wrote into the same staging folder."""
-        twice = self.digests.keys() & other.digests.keys()
-        if twice:
-            raise OutputError(f"two writes to the same file: {min(twice)}")
-        self.digests.update(other.digests)
-        self.rewritten |= other.rewritten
-        self.file_units.update(other.file_units)
+        """Count in what another ``StagedFiles`` (a worker's, detached) wrote into the same staging folder; a path
+        both wrote is found when the runs are merged (``merge_runs``)."""
+        self.runs.extend(other.runs)
         self.unit_keys.update(other.unit_keys)
-        self.file_inputs.update(other.file_inputs)
-        self._dirs |= other._dirs  # the same staging folder: the same prefix
+        if self._recycled:
+            self._dirs |= other._dirs  # the same staging folder: the same prefix
         self.stats.add(other.stats)
-
-

@@ -30,28 +30,29 @@ import ctypes
 import errno
 import fcntl
 import functools
+import hashlib
 import os
 import shutil
 import subprocess
+import tempfile
 from collections.abc import Iterable
 from pathlib import Path
+from typing import IO
 
-from generator.output import recycle
+from generator.output import recycle, staged
 from generator.output.manifest import (
     DIGESTS_FILE,
     UNITS_FILE,
     Previous,
-    digests_body,
-    manifest_lines,
+    digest_text,
     read_previous,
     units_body,
 )
-from generator.output.staged import OutputError, StagedFiles
+from generator.output.staged import SCRATCH_DIR, OutputError, StagedFiles, _clear, merge_runs
 
 STAGING_SUFFIX = ".staging"
 RETIRED_SUFFIX = ".retired"
 LOCK_SUFFIX = ".lock"
-SCRATCH_DIR = ".scratch"
 
 
 def _sibling(out: Path, suffix: str) -> Path:
@@ -140,30 +141,55 @@ def _rename(source: Path, target: Path) -> None:
 
 
 class Changes:
-    """What a build changed in its output: relative paths, sorted when first read (the summary only counts)."""
+    """What a build changed in its output: relative paths, sorted when first read (the summary only counts). A
+    build's are spooled to a temporary file as the digest manifest is merged (``spooled``), not held."""
 
     def __init__(self, added: Iterable[str], changed: Iterable[str], removed: Iterable[str]) -> None:
         self._paths = (set(added), set(changed), set(removed))
+        self._counts = tuple(map(len, self._paths))
+        self._spool: IO[str] | None = None
+
+    @classmethod
+    def spooled(cls, spool: IO[str], counts: tuple[int, int, int]) -> Changes:
+        """From a file of lines ``<a|c|r> <path>`` and the count of each."""
+        made = cls((), (), ())
+        made._spool, made._counts = spool, counts
+        return made
+
+    def _read(self, kind: int) -> list[str]:
+        if self._spool is None:
+            return sorted(self._paths[kind])
+        self._spool.seek(0)
+        return sorted({line[2:-1] for line in self._spool if line[0] == "acr"[kind]})
 
     @functools.cached_property
     def added(self) -> list[str]:
-        return sorted(self._paths[0])
+        return self._read(0)
 
     @functools.cached_property
     def changed(self) -> list[str]:
-        return sorted(self._paths[1])
+        return self._read(1)
 
     @functools.cached_property
     def removed(self) -> list[str]:
-        return sorted(self._paths[2])
+        return self._read(2)
 
     def summary(self) -> str:
-        added, changed, removed = map(len, self._paths)
+        added, changed, removed = self._counts
         return f"{added:,} added, {changed:,} changed, {removed:,} removed"
 
     def as_json(self) -> dict[str, object]:
-        counts = dict(zip(("added", "changed", "removed"), map(len, self._paths), strict=True))
+        counts = dict(zip(("added", "changed", "removed"), self._counts, strict=True))
         return {"counts": counts, "added": self.added, "changed": self.changed, "removed": self.removed}
+
+
+def _log(spool: IO[str], kind: str, path: str) -> int:
+    """Spool one change (``Changes.spooled``), unless the path is the generator's (a top-level dotfile); 1 if
+    spooled."""
+    if path.startswith("."):
+        return 0
+    spool.write(f"{kind} {path}\n")
+    return 1
 
 
 class OutputWriter(StagedFiles):
@@ -184,9 +210,7 @@ class OutputWriter(StagedFiles):
         # waited for before the swap.
         self._retiring: subprocess.Popen[bytes] | None = None
         self._listing: recycle.Listing | None = None
-        self._merged: set[str] = set()
-        """The files that workers wrote (``merge``), whose manifest lines are in ``_lines``."""
-        self._lines: list[str] = []
+        self._changes: Changes | None = None
         recycled = False
         if self.retired.is_symlink():
             self.retired.unlink()
@@ -242,36 +266,65 @@ class OutputWriter(StagedFiles):
         self.write(UNITS_FILE, data)
         return data
 
-    def merge(self, other: StagedFiles, lines: list[str] | None = None) -> None:
-        """Count in a worker's files, with their digest manifest lines (``manifest.manifest_lines``, made here
-        unless given)."""
-        super().merge(other)
-        self._merged.update(other.digests)
-        self._lines.extend(lines if lines is not None else manifest_lines(
-            other.digests, other.file_units, other.file_inputs))
+    def write_digests(self) -> None:
+        """Write the digest manifest of everything written so far (call it last, before ``commit``): the sorted runs
+        of every writer merged into a scratch file (a path two writers wrote fails the build), the changes against
+        the previous output found on the way (``changes``)."""
+        self.spill()
+        manifest = self.scratch(DIGESTS_FILE)
+        spool = tempfile.TemporaryFile("w+", encoding="utf-8", dir=self.out.parent)  # noqa: SIM115 - Changes reads it
+        old = iter(self._old_paths())
+        counts, hasher, size, last = [0, 0, 0], hashlib.sha256(), 0, None
+        before = next(old, None)
+        with open(manifest, "wb") as handle:
+            for fields in merge_runs(self.runs):
+                path = fields[0]
+                if path == last:
+                    raise OutputError(f"two writes to the same file: {path}")
+                last = path
+                line = ("\t".join(fields[:5]) + "\n").encode()
+                handle.write(line)
+                hasher.update(line)
+                size += len(line)
+                while before is not None and before < path:
+                    counts[2] += _log(spool, "r", before)
+                    before = next(old, None)
+                existed = before == path
+                before = next(old, None) if existed else before
+                if not existed or fields[5]:
+                    counts[existed] += _log(spool, "c" if existed else "a", path)
+        while before is not None:
+            counts[2] += _log(spool, "r", before)
+            before = next(old, None)
+        self._changes = Changes.spooled(spool, (counts[0], counts[1], counts[2]))
+        self._place(DIGESTS_FILE, manifest, digest_text(hasher), size)
 
-    def write_digests(self) -> bytes:
-        """Write the digest manifest of everything written so far (call it last, before ``commit``)."""
-        own = [path for path in self.digests if path not in self._merged]
-        lines = self._lines + manifest_lines(self.digests, self.file_units, self.file_inputs, own)
-        data = digests_body(lines)
-        self.write(DIGESTS_FILE, data)
-        return data
+    def _old_paths(self) -> list[str]:
+        """The previous output's files, sorted."""
+        if self._old is not None:
+            return sorted(self._old.files)
+        if self.previous is not None:
+            return sorted(path for kind, path in recycle.walk(str(self.previous)) if kind != "d")
+        return []
+
+    def _place(self, path: str, source: str, hexdigest: str, size: int) -> None:
+        """Make the file ``source`` (in the scratch space) the file at ``path``: a hard link to the previous output's
+        where that holds the same bytes (compared a block at a time), else the file itself, moved."""
+        key = self.relative(path)
+        target = self._claim(key)
+        if self._previous is not None and staged._same_file_content(self._old_prefix + key, source):
+            self._place_link(key, target)
+            self._record(key, hexdigest, size, "", written=False)
+            return
+        if self._recycled and os.path.lexists(target):
+            _clear(target)
+        os.rename(source, target)
+        self._record(key, hexdigest, size, "", written=True)
 
     def changes(self) -> Changes:
-        """Files added, changed and removed against the previous output (top-level dotfiles left out)."""
-        if self._old is not None:
-            old = set(self._old.files)
-        elif self.previous is not None:
-            old = {path for kind, path in recycle.walk(str(self.previous)) if kind != "d"}
-        else:
-            old = set()
-        new = set(self.digests)
-
-        def published(paths: set[str]) -> set[str]:
-            return {p for p in paths if not p.startswith(".")}
-
-        return Changes(published(new - old), published(self.rewritten & old), published(old - new))
+        """Files added, changed and removed against the previous output (top-level dotfiles left out), as
+        ``write_digests`` found them."""
+        return self._changes if self._changes is not None else Changes((), (), ())
 
     def commit(self) -> None:
         """Make the staged files the output, atomically where the system allows.
@@ -281,7 +334,9 @@ class OutputWriter(StagedFiles):
         _remove(Path(self._staging) / SCRATCH_DIR)
         if self._recycled:  # what the build did not write goes
             listing = self._listing or recycle.Listing(self._staging)
-            recycle.drop_stale(self._staging, listing.entries(), self.digests, self.folders())
+            with open(os.path.join(self._staging, DIGESTS_FILE), encoding="utf-8") as handle:
+                written = {line[: line.index("\t")] for line in handle} | self.digests.keys()
+            recycle.drop_stale(self._staging, listing.entries(), written, self.folders())
             self._listing = None
         self._wait_retired()
         if self.retired.exists():  # the removal failed, or an earlier killed build's is still going: finish it

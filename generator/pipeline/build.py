@@ -270,6 +270,7 @@ def _build(config: BuildConfig, out: Path, progress: Progress, committed: list[b
                     writer.read_listing()
                 progress("listings" + (": waiting for the workers" if pool.executor is not None else ""))
                 results = listings.results()
+                pool.close()
                 stage.done("listings")
             if pool.executor is None:
                 _write_exports(con, info, writer, sources, progress)

@@ -44,6 +44,9 @@ class DaskPool:
     def workers(self) -> int:
         return len(self._client.scheduler_info().get("workers", {})) if self._client is not None else 0
 
+    def close(self) -> None:
+        """Nothing to stop: the workers are the scheduler's."""
+
     def __exit__(self, *exc: object) -> None:
         if self._client is None:
             return

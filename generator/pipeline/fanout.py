@@ -37,9 +37,9 @@ from generator.api.registry import DETAIL_ROUTES, LIST_ROUTES, ListRoute
 from generator.api.routes import DetailRoute
 from generator.dataset import database
 from generator.dataset.schema import TABLES, DatasetInfo
-from generator.output.manifest import Previous, manifest_lines, read_previous, unit_key
-from generator.output.staged import LISTING_UNIT, StagedFiles, WriteStats
-from generator.output.writer import SCRATCH_DIR, OutputWriter
+from generator.output.manifest import Previous, read_previous, unit_key
+from generator.output.staged import LISTING_UNIT, SCRATCH_DIR, StagedFiles, WriteStats
+from generator.output.writer import OutputWriter
 
 PR_SET_PDEATHSIG = 1
 MEMORY_LIMIT = "256MB"
@@ -73,8 +73,6 @@ class RouteResult:
     """What the route wrote (or carried over from the previous output), without the previous manifest."""
     examples: list[str] = field(default_factory=list)
     """The example URLs of a detail route (by each key of its first resource), from its shard 0."""
-    lines: list[str] | None = None
-    """Its digest manifest lines, once made (``Listings._lines``)."""
 
     @property
     def stats(self) -> WriteStats:
@@ -290,9 +288,13 @@ class WorkerPool:
         self.executor = start_pool(self._writer, self._workers)
         return self
 
-    def __exit__(self, *exc: object) -> None:
+    def close(self) -> None:
+        """Stop the worker processes once their tasks are done (their memory goes back before the documents)."""
         if self.executor is not None:
             self.executor.shutdown(wait=True, cancel_futures=True)
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 class Listings:
@@ -349,8 +351,7 @@ class Listings:
         for result in done:
             if result.examples:
                 self.examples[result.name] = result.examples
-            self._writer.merge(result.files, self._lines(result))  # type: ignore[arg-type]
-            result.lines = None
+            self._writer.merge(result.files)  # type: ignore[arg-type]
         by_name = {result.name: result for result in done}
         return {route.name: by_name[route.name] for route in LIST_ROUTES}
 
@@ -360,16 +361,6 @@ class Listings:
         with self._lock:
             self._done.append(future.result())
             self._report(self._done)
-        self._lines(future.result())  # while the build process waits for the other tasks
-
-    def _lines(self, result: RouteResult) -> list[str]:
-        """A task's digest manifest lines, made once: as it arrives, or when ``results`` merges it."""
-        with self._lock:
-            if result.lines is None:
-                files = result.files
-                assert files is not None
-                result.lines = manifest_lines(files.digests, files.file_units, files.file_inputs)
-        return result.lines
 
     def _report(self, done: list[RouteResult]) -> None:
         """One progress line per finished task: tasks and files done, elapsed time, and an estimate of the
