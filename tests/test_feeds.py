@@ -120,20 +120,20 @@ def test_entry_ids_never_change() -> None:
 
 def test_links_paths_and_titles() -> None:
     feed = company_feed("stripe", "Stripe", "2025-06-30", BASE)
-    assert (feed.atom_path, feed.json_path) == ("/api/changes/company=stripe/feed.atom",
-                                                "/api/changes/company=stripe/feed.json")
+    assert (feed.atom_path, feed.json_path) == ("/api/feeds/companies/stripe.atom",
+                                                "/api/feeds/companies/stripe.json")
     assert (site_feed("2025-06-30").atom_path, site_feed("2025-06-30").json_path) == (
-        "/api/changes/feed.atom", "/api/changes/feed.json")
+        "/api/feeds/changes.atom", "/api/feeds/changes.json")
     root = etree.fromstring(atom(STRIPE, feed))
     links = {(link.get("rel"), link.get("type")): link.get("href") for link in root.xpath("a:link", namespaces=ATOM_NS)}
-    assert links[("self", "application/atom+xml")] == BASE + "/api/changes/company=stripe/feed.atom"
-    assert links[("alternate", "application/feed+json")] == BASE + "/api/changes/company=stripe/feed.json"
+    assert links[("self", "application/atom+xml")] == BASE + "/api/feeds/companies/stripe.atom"
+    assert links[("alternate", "application/feed+json")] == BASE + "/api/feeds/companies/stripe.json"
     # Atom content only where it adds to the summary: the changed fields (a linked dated fact has none)
     contents = [entry.findtext("a:content", namespaces=ATOM_NS) for entry in root.xpath("a:entry", namespaces=ATOM_NS)]
     changed = "stripe: valuation-changed\nvaluation_usd: 50000000000 -> 65000000000"
     assert contents == [changed if e["changes"] else None for e in STRIPE]
     doc = json.loads(json_feed(STRIPE, feed))
-    assert doc["feed_url"] == BASE + "/api/changes/company=stripe/feed.json" and doc["home_page_url"] == BASE + "/"
+    assert doc["feed_url"] == BASE + "/api/feeds/companies/stripe.json" and doc["home_page_url"] == BASE + "/"
     plain = json.loads(json_feed(STRIPE, company_feed("stripe", "Stripe", "2025-06-30")))
     assert "feed_url" not in plain and plain["items"][0]["url"] == "/api/companies/stripe"
     assert entry_title(EVENTS[3]) == "Stripe: valuation changed"

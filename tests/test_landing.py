@@ -39,7 +39,7 @@ import pytest
 
 from generator.api import problems, queries
 from generator.api.registry import LIST_ROUTES, ROUTES, DetailRoute, ListRoute
-from generator.api.rewrites import Router, rules
+from generator.api.rewrites import CONTENT_TYPES, Router, rules
 from generator.dataset.database import load_into
 from generator.dataset.load import read_dataset_info, validate
 from generator.dataset.schema import DatasetInfo
@@ -334,8 +334,10 @@ def test_every_local_link_resolves(landing: Landing) -> None:
         for target in sorted(targets):
             status, content_type, _ = landing.get(target)
             assert status == 200, (page, target, status)
-            if urlsplit(target).path.startswith("/api/") and "export" not in target:
-                assert content_type.startswith("application/json"), (page, target, content_type)
+            path = urlsplit(target).path
+            if path.startswith("/api/") and "export" not in target:  # downloads and feeds: their own types
+                wanted = CONTENT_TYPES.get(path[path.rfind("."):] if "." in path.rpartition("/")[2] else ".json")
+                assert content_type == wanted, (page, target, content_type)
 
 
 def test_examples_show_their_static_host_form(landing: Landing) -> None:

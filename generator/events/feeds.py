@@ -21,10 +21,13 @@ from xml.sax.saxutils import escape, quoteattr
 __all__ = ["Feed", "site_feed", "company_feed", "atom", "json_feed", "entry_id", "entry_title", "SITE_FEED_STEM",
            "COMPANY_FEED_STEM", "ATOM_TYPE", "JSON_FEED_TYPE"]
 
-SITE_FEED_STEM = "/api/changes/feed"
+SITE_FEED_STEM = "/api/feeds/changes"
 """The site-wide feeds: this path + ``.atom`` and + ``.json``."""
-COMPANY_FEED_STEM = "/api/changes/company={slug}/feed"
-"""A company's feeds, beside the listing of its events."""
+COMPANY_FEED_STEM = "/api/feeds/companies/{slug}"
+"""A company's feeds (the feeds have a folder of their own: a listing's folder holds its pages only)."""
+SITE_EVENTS = "/api/changes/all/sort=-date,page=1.json"
+COMPANY_EVENTS = "/api/changes/company={slug}/sort=-date,page=1.json"
+"""The first page of the listing a feed follows (its ``related`` link)."""
 ATOM_TYPE = "application/atom+xml"
 JSON_FEED_TYPE = "application/feed+json"
 SCHEME = "urn:company-ipo-api:"
@@ -70,8 +73,8 @@ class Feed:
 
 
 def site_feed(as_of: str, base_url: str | None = None, *, site_name: str = "company-ipo-api") -> Feed:
-    """The site-wide feed: every event, at ``/api/changes/feed.atom`` and ``/api/changes/feed.json``."""
-    return Feed(title=f"{site_name}: changes", stem=SITE_FEED_STEM, related="/api/changes", as_of=as_of,
+    """The site-wide feed, at ``/api/feeds/changes.atom`` and ``/api/feeds/changes.json``."""
+    return Feed(title=f"{site_name}: changes", stem=SITE_FEED_STEM, related=SITE_EVENTS, as_of=as_of,
                 description="What changed in the company and IPO data: IPOs filed, priced, listed or withdrawn, "
                 "rounds, valuations, companies added, renamed or removed, filings, and changes of the API itself.",
                 base_url=base_url, author=site_name)
@@ -79,10 +82,10 @@ def site_feed(as_of: str, base_url: str | None = None, *, site_name: str = "comp
 
 def company_feed(slug: str, name: str, as_of: str, base_url: str | None = None, *,
                  site_name: str = "company-ipo-api") -> Feed:
-    """One company's feed, beside the listing of its events: ``/api/changes/company={slug}/feed.atom`` and
-    ``feed.json``."""
+    """One company's feed, at ``/api/feeds/companies/{slug}.atom`` and ``.json``; its related link is the listing of
+    its events."""
     return Feed(title=f"{name}: changes ({site_name})", stem=COMPANY_FEED_STEM.format(slug=slug),
-                related=f"/api/changes/company={slug}/sort=-date,page=1.json", as_of=as_of, base_url=base_url, author=site_name,
+                related=COMPANY_EVENTS.format(slug=slug), as_of=as_of, base_url=base_url, author=site_name,
                 description=f"What changed about {name} in the company and IPO data.")
 
 

@@ -11,7 +11,6 @@ The feeds have a folder of their own: a listing's folder holds its pages only.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from collections import defaultdict
 from collections.abc import Iterator
@@ -27,11 +26,6 @@ from generator.events import feeds
 EVENTS_FILE = "/api/changes/events.jsonl"
 SITE_FEED_ITEMS = 100
 """Events in the site-wide feeds (the newest): a feed reader polls often; the listing and events.jsonl hold all."""
-SITE_FEED = "/api/feeds/changes"
-COMPANY_FEED = "/api/feeds/companies/{slug}"
-"""A feed's path without its extension (``.atom``, ``.json``)."""
-SITE_EVENTS = "/api/changes/all/sort=-date,page=1.json"
-COMPANY_EVENTS = "/api/changes/company={slug}/sort=-date,page=1.json"
 
 
 def event_rows(con: duckdb.DuckDBPyConnection, info: DatasetInfo) -> list[bytes]:
@@ -50,7 +44,7 @@ def event_files(con: duckdb.DuckDBPyConnection, info: DatasetInfo) -> Iterator[t
     yield EVENTS_FILE, serialize.json_lines(rows)
     newest = [json.loads(row) for row in reversed(rows)]
     as_of = info.as_of.isoformat()
-    site = dataclasses.replace(feeds.site_feed(as_of), stem=SITE_FEED, related=SITE_EVENTS)
+    site = feeds.site_feed(as_of)
     yield site.atom_path, feeds.atom(newest[:SITE_FEED_ITEMS], site)
     yield site.json_path, feeds.json_feed(newest[:SITE_FEED_ITEMS], site)
     by_company: dict[str, list[dict]] = defaultdict(list)
@@ -60,7 +54,6 @@ def event_files(con: duckdb.DuckDBPyConnection, info: DatasetInfo) -> Iterator[t
             by_company[company["slug"]].append(event)
     for slug in sorted(by_company):
         events = by_company[slug]
-        feed = dataclasses.replace(feeds.company_feed(slug, events[0]["company"]["name"], as_of),
-                                   stem=COMPANY_FEED.format(slug=slug), related=COMPANY_EVENTS.format(slug=slug))
+        feed = feeds.company_feed(slug, events[0]["company"]["name"], as_of)
         yield feed.atom_path, feeds.atom(events, feed)
         yield feed.json_path, feeds.json_feed(events, feed)
