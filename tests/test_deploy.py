@@ -89,6 +89,11 @@ def _published(dist: Path) -> set[str]:
     return {p.relative_to(dist).as_posix() for p in dist.rglob("*") if p.is_file() and not p.name.startswith(".")}
 
 
+def _snapshot_archive(dist: Path) -> str:
+    manifest = json.loads((dist / "api" / "export" / "index.json").read_text())
+    return manifest["data"]["snapshot"]["archive"].lstrip("/")
+
+
 def _keys(env: dict[str, str]) -> set[str]:
     listing = json.loads(_aws(env, "s3api", "list-objects-v2", "--bucket", "site", "--output", "json"))
     return {item["Key"] for item in listing.get("Contents", [])}
@@ -104,8 +109,11 @@ def test_s3_sync_uploads_only_what_a_rebuild_changed(tmp_path: Path, s3: dict[st
     (dist / ".company-ipo-api.later.json").write_text("{}")  # bookkeeping that a content type's include matches
     _aws(s3, "s3api", "create-bucket", "--bucket", "site")
     uploaded, deleted = _deploy(s3, dist)
-    assert uploaded == _published(dist) and not deleted
-    assert _keys(s3) == _published(dist) and not any(key.startswith(".") for key in _keys(s3))
+    first = _snapshot_archive(dist)  # the snapshot's CSV archive, kept at an address that does not change
+    assert uploaded == _published(dist) | {first} and not deleted
+    assert _keys(s3) == _published(dist) | {first} and not any(key.startswith(".") for key in _keys(s3))
+    assert _aws(s3, "s3api", "get-object", "--bucket", "site", "--key", first, str(tmp_path / "kept.zip")) and (
+        tmp_path / "kept.zip").read_bytes() == (dist / "api" / "export" / "csv" / "dataset.zip").read_bytes()
     for key, content_type in (("api/companies/figma.json", "application/json; charset=utf-8"),
                               ("api/errors/not-found.json", "application/problem+json; charset=utf-8"),
                               ("index.html", "text/html; charset=utf-8"),
@@ -133,9 +141,12 @@ def test_s3_sync_uploads_only_what_a_rebuild_changed(tmp_path: Path, s3: dict[st
     assert f"changes: {changes['counts']['added']:,} added, {changes['counts']['changed']:,} changed" in result.output
     time.sleep(1.1)  # S3 modification times have one-second resolution
     uploaded, deleted = _deploy(s3, dist)
-    assert uploaded == set(changes["added"]) | set(changes["changed"])
+    second = _snapshot_archive(dist)
+    assert second != first  # a new snapshot; the first stays where it was
+    assert uploaded == set(changes["added"]) | set(changes["changed"]) | {second}
     assert deleted == set(changes["removed"])
-    assert _keys(s3) == _published(dist)
+    assert _keys(s3) == _published(dist) | {first, second}
+    assert _deploy(s3, dist) == (set(), set())  # nothing changed: nothing uploaded, the snapshot not copied again
 
 
 def test_nightly_workflow_passes_actionlint(tmp_path: Path) -> None:

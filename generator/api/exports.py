@@ -138,6 +138,18 @@ def _table_files(
         yield export_format, data
 
 
+SNAPSHOT_ARCHIVE = "/api/snapshots/{id}/dataset-csv.zip"
+"""Where object storage keeps each snapshot's CSV archive for good (``scripts/deploy-s3`` copies it there once and
+never deletes it): an address that does not change, for research to cite."""
+
+
+def snapshot(as_of: str, sha256: str) -> dict[str, str]:
+    """A snapshot's name: its as-of date and the sha256 of its CSV dataset archive (the dataset as a whole, every
+    table's file and the manifest), ``id`` the two together, short; ``archive`` the address that keeps it."""
+    name = f"{as_of}.{sha256[:12]}"
+    return {"id": name, "as_of": as_of, "sha256": sha256, "archive": SNAPSHOT_ARCHIVE.format(id=name)}
+
+
 def _dataset_files(
     meta: dict[str, object], counts: dict[str, int], members: dict[str, dict[str, bytes]]
 ) -> Iterator[tuple[str, bytes]]:
@@ -161,6 +173,6 @@ def _dataset_files(
         yield archive_path, archive
     yield route.index_path(), serialize.document({
         "data": {"formats": [{"format": f, "dataset": datasets[f], "files": manifests[f]} for f in route.formats],
-                 "tables": counts},
+                 "tables": counts, "snapshot": snapshot(str(meta["as_of"]), str(datasets["csv"]["sha256"]))},
         "meta": meta, "links": {"self": route.index_path()},
     })

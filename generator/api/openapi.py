@@ -214,8 +214,15 @@ def _export_schemas(route: ExportRoute, schemas: SchemaRegistry) -> list[dict[st
         "files": {"type": "array", "items": table_file}}))
     counts = _object({t.name: {"type": "integer", "minimum": 0} for t in TABLES})
     meta = schemas.add("ExportMeta", EXPORT_META)
+    snapshot = schemas.add("Snapshot", _object({
+        "id": {"type": "string", "description": "as_of and the first 12 hex digits of sha256, joined by a dot"},
+        "as_of": {"type": "string", "format": "date"},
+        "sha256": {**sha, "description": "sha256 of the CSV dataset archive (/api/export/csv/dataset.zip)"},
+        "archive": {"type": "string", "description": "where object storage keeps this snapshot's CSV archive for "
+                    "good (docs/changes.md#snapshots)"}}))
     manifest = schemas.add("ExportManifest", _object({
-        "data": _object({"formats": {"type": "array", "items": export_format}, "tables": counts}),
+        "data": _object({"formats": {"type": "array", "items": export_format}, "tables": counts,
+                         "snapshot": snapshot}),
         "meta": meta, "links": _ref("SelfLink")}))
     table = schemas.add("ExportTableDocument", _object({
         "data": {"type": "array", "items": {"type": "object", "additionalProperties": True,
