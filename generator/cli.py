@@ -191,13 +191,15 @@ def netlify_toml(check_only: bool, path: Path) -> None:
 @click.option("--out", "out", type=click.Path(path_type=Path, dir_okay=False), default=None,
               help="Write the file here (e.g. dist/_headers) instead of standard output.")
 def cloudflare_headers(out: Path | None) -> None:
-    """Print (or write) the _headers file of Cloudflare Pages: CORS, caching, error document types."""
+    """Print (or write) the _headers file of Cloudflare Pages: CORS, caching, error document types; written into a
+    built folder, the snapshot it serves too (the build writes the same file)."""
     from generator.hosts.configs import headers_file as render
+    from generator.hosts.configs import snapshot_of
 
     if out is None:
         click.echo(render(), nl=False)
         return
-    out.write_text(render(), encoding="utf-8")
+    out.write_text(render(snapshot_of(out.parent)), encoding="utf-8")
     click.echo(f"wrote {out}", err=True)
 
 

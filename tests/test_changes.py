@@ -218,3 +218,37 @@ def test_a_deprecation_is_announced_by_headers_and_an_event(monkeypatch: pytest.
     _, rows = _rows(copy / "changes.csv")
     (row,) = [r for r in rows if r["type"] == "api-deprecated"]
     assert row["entity_id"] == "/api/trending*" and row["date"] == "2025-06-01" and not row["company_id"]
+
+
+def test_every_api_response_names_its_snapshot(snapshots: dict[str, Path]) -> None:
+    """The export manifest names the snapshot (as-of date, sha256 of the CSV archive); serve, the build's _headers
+    file and the nginx config name it in every /api/ response (the JavaScript hosts: tests/test_frontdoor_js.py)."""
+    import hashlib
+    import urllib.request
+
+    from generator.hosts.configs import nginx_conf
+    from generator.hosts.serve import make_server
+
+    dist = snapshots["root"] / "dist-second"
+    manifest = json.loads((dist / "api" / "export" / "index.json").read_bytes())["data"]["snapshot"]
+    archive = (dist / EXPORT_ROUTE.dataset_path("csv").lstrip("/")).read_bytes()
+    assert manifest["sha256"] == hashlib.sha256(archive).hexdigest()
+    assert manifest["id"] == f"2025-06-30.{manifest['sha256'][:12]}"
+    first = json.loads((snapshots["root"] / "dist-first" / "api" / "export" / "index.json").read_bytes())
+    assert first["data"]["snapshot"]["id"] != manifest["id"]  # another dataset, another snapshot
+    assert f"  Dataset-Snapshot: {manifest['id']}\n" in (dist / "_headers").read_text()
+    assert f'"~^/api/" "{manifest["id"]}";' in nginx_conf(dist, 8080)
+    server = make_server(dist, "127.0.0.1", 0, quiet=True)
+    import threading
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        base = f"http://127.0.0.1:{server.server_port}"
+        for path in ("/api/changes?since=2025-06-01", "/api/companies/alphabet.json", "/api/export"):
+            with urllib.request.urlopen(base + path, timeout=10) as response:
+                assert response.headers["Dataset-Snapshot"] == manifest["id"], path
+                assert response.headers["API-Version"] == "1.1.0", path
+        with urllib.request.urlopen(base + "/", timeout=10) as response:
+            assert response.headers["Dataset-Snapshot"] is None  # the landing page is not the API
+    finally:
+        server.shutdown()
+        server.server_close()

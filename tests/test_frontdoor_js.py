@@ -146,15 +146,17 @@ def _p99(seconds: list[float]) -> float:
     return statistics.quantiles(seconds, n=100)[98]
 
 
-def _check_host(result: dict, python_answers: dict[str, dict | None]) -> None:
+def _check_host(result: dict, python_answers: dict[str, dict | None], build: Path) -> None:
     table = {u: a for u, a in result["table"].items() if u in python_answers}
     wrong = _compare(table, python_answers, front_door_only=True)
     assert not wrong, f"{len(wrong)} differ:\n" + "\n".join(wrong[:10])
     api = dict(HEADERS[0].values)
+    snapshot = json.loads((build / "api" / "query-space.json").read_bytes())["snapshot"]["id"]
     for url, expected in python_answers.items():
         if expected is not None:
             got = table[url]
             assert got["access-control-allow-origin"] == api["Access-Control-Allow-Origin"], url
+            assert (got["api-version"], got["dataset-snapshot"]) == (api["API-Version"], snapshot), url
             assert got["cache-control"] == api["Cache-Control"], url
             if expected["file"] is None:
                 assert got["content-type"] == expected["content_type"], url
@@ -173,7 +175,7 @@ def test_cloudflare_worker_under_wrangler_pages_dev(tmp_path: Path, embedded_bui
     _namespace()
     site = tmp_path / "site"
     result = _http_table(tmp_path, site, urls, cloudflare_site(embedded_build, site, "8788"), "8788")
-    _check_host(result, python_answers)
+    _check_host(result, python_answers, embedded_build)
 
 
 def test_the_worker_is_one_module_without_imports() -> None:
@@ -201,7 +203,7 @@ def test_netlify_edge_function_under_deno(tmp_path: Path, embedded_build: Path, 
     site = tmp_path / "site"
     result = _http_table(tmp_path, site, urls, netlify_site(embedded_build, site, "8899"), "8899")
     # the declared path is /*: a path in other case (/API/Companies/STRIPE) is the function's too
-    _check_host(result, python_answers)
+    _check_host(result, python_answers, embedded_build)
 
 
 def test_netlify_toml_declares_the_edge_function() -> None:

@@ -29,7 +29,7 @@ REFUSED_CACHE_CONTROL = "no-store"
 VARY = "Authorization, X-API-Key"
 ALLOW_HEADERS = "Authorization, X-API-Key"
 """``Access-Control-Allow-Headers``: a browser on another origin may send the key (its preflight needs no key)."""
-EXPOSE_HEADERS = "WWW-Authenticate, Retry-After, API-Version, Deprecation, Sunset, Link"
+EXPOSE_HEADERS = "WWW-Authenticate, Retry-After, API-Version, Dataset-Snapshot, Deprecation, Sunset, Link"
 
 RETRY_AFTER_SECONDS = 60
 """``Retry-After`` of the 429 answers the front door gives itself: the rate-limit window."""

@@ -18,6 +18,9 @@ from dataclasses import dataclass
 API_VERSION = "1.1.0"
 """1.1.0: /api/changes, its feeds and the webhooks' payload (compatible: an endpoint added)."""
 VERSION_HEADER = "API-Version"
+SNAPSHOT_HEADER = "Dataset-Snapshot"
+"""Every /api/ response of a build names its snapshot: the as-of date and the first 12 hex digits of the sha256 of
+its CSV dataset archive (``exports.snapshot``; the export manifest has the whole digest)."""
 DEPRECATION_WINDOW_DAYS = 180
 """The least time a shape that goes away is served beside its replacement, from its announcement to its sunset."""
 POLICY = "/api/openapi.json#/info"

@@ -202,11 +202,13 @@ def _list_route(route: ListRoute, domains: dict[str, list[str]], names: dict[str
     }
 
 
-def query_space(con: duckdb.DuckDBPyConnection, info: DatasetInfo, domains: dict[str, dict[str, list[str]]]) -> dict:
-    """The description; ``domains``: each listing's filter values that have files (from the build)."""
+def query_space(con: duckdb.DuckDBPyConnection, info: DatasetInfo, domains: dict[str, dict[str, list[str]]],
+                snapshot: dict[str, str] | None = None) -> dict:
+    """The description; ``domains``: each listing's filter values that have files (from the build); ``snapshot``:
+    the build's (``exports.snapshot``), which the hosts name in every /api/ response's ``Dataset-Snapshot``."""
     names = _other_names(con)
     return {
-        "version": VERSION, "meta": base_meta(info), "tracking": list(TRACKING),
+        "version": VERSION, "meta": base_meta(info), "tracking": list(TRACKING), "snapshot": snapshot,
         "routes": {r.name: _list_route(r, domains.get(r.name, {}), names) for r in LIST_ROUTES},
         "details": {r.name: {"path": r.path, "keys": list(r.key_names)} for r in DETAIL_ROUTES},
         "export": {"path": EXPORT_ROUTE.path, "formats": list(EXPORT_FORMATS), "format_aliases": EXPORT_FORMAT_ALIASES,

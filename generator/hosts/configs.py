@@ -3,11 +3,14 @@ mirror."""
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from generator.api.rewrites import CONTENT_TYPES, HEADERS, Router, Rule, rules
+from generator.api.versions import SNAPSHOT_HEADER
+from generator.frontdoor.space import QUERY_SPACE_FILE
 from generator.hosts import templates
 
 
@@ -15,7 +18,7 @@ def netlify_toml() -> str:
     return templates.render("netlify.toml.j2", rules=rules(), headers=HEADERS)
 
 
-def headers_file() -> str:
+def headers_file(snapshot: str | None = None) -> str:
     """The ``_headers`` file of the output, for hosts that read one (Cloudflare Pages; Netlify reads the same
     format): the [[headers]] of netlify.toml (CORS, caching, the types of error documents and downloads). The
     build writes it as ``_headers``; ``python -m generator cloudflare-headers`` prints it. Cloudflare Pages has
@@ -24,6 +27,8 @@ def headers_file() -> str:
     for rule in HEADERS:
         lines.append(rule.path)
         lines += [f"  {name}: {value}" for name, value in rule.values]
+        if snapshot is not None and rule is HEADERS[0]:  # the build's: /api/* names the data it serves
+            lines.append(f"  {SNAPSHOT_HEADER}: {snapshot}")
     return "\n".join(lines) + "\n"
 
 
@@ -202,6 +207,16 @@ def _escapes() -> list[tuple[str, str]]:
     return [(f"{b:02x}", chr(b)) for b in unreserved] + [("20", "+")]
 
 
+def snapshot_of(root: Path) -> str | None:
+    """The snapshot the built folder names (its query space's), or None (not built yet, or an older build)."""
+    try:
+        space = json.loads((root / QUERY_SPACE_FILE.lstrip("/")).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    found = (space.get("snapshot") or {}).get("id") if isinstance(space, dict) else None
+    return found if isinstance(found, str) else None
+
+
 def nginx_conf(root: Path, port: int, standalone: bool = True) -> str:
     """A complete nginx.conf serving the built folder ``root`` on 127.0.0.1:``port`` with the rules of netlify.toml.
 
@@ -214,6 +229,9 @@ def nginx_conf(root: Path, port: int, standalone: bool = True) -> str:
     captures = _Captures()
     groups, paths = _groups_and_paths(rule_list, captures)
     headers, typed_locations = _headers()
+    snapshot = snapshot_of(root)
+    if snapshot is not None:  # the build's, on every /api/ path
+        headers.append(_Header(SNAPSHOT_HEADER, ((_header_regex("/api/*", False), _check(snapshot, "snapshot")),)))
     return templates.render(
         "nginx.conf.j2",
         rule_count=len(rule_list),

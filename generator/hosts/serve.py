@@ -39,6 +39,7 @@ from urllib.parse import unquote, urlsplit
 from generator.api.access import KEY_HEADER
 from generator.api.problems import UNAUTHORIZED
 from generator.api.rewrites import CONTENT_TYPES, SITE_404_FILE, Router, headers_for, rules
+from generator.api.versions import SNAPSHOT_HEADER
 from generator.frontdoor import keys
 from generator.frontdoor.resolver import Answer, Resolver
 from generator.frontdoor.space import QUERY_SPACE_FILE
@@ -76,9 +77,12 @@ class Site:
         self.router = Router(rules())
         self.keys = keys.DigestFile(digests) if digests is not None else None
         self.front_door: Resolver | None = None
-        space = None if rewrite_only else self.read(QUERY_SPACE_FILE)
-        if space is not None:
-            self.front_door = Resolver(json.loads(space), self.read)
+        space = self.read(QUERY_SPACE_FILE)
+        described = json.loads(space) if space is not None else {}
+        if space is not None and not rewrite_only:
+            self.front_door = Resolver(described, self.read)
+        self.snapshot: str | None = (described.get("snapshot") or {}).get("id")
+        """The build's snapshot, named in every /api/ response (``Dataset-Snapshot``)."""
 
     def read(self, url_path: str) -> bytes | None:
         """The bytes of the file at a path (None when there is none): what the front door reads."""
@@ -165,6 +169,8 @@ def make_handler(site: Site, idle_timeout: float = IDLE_TIMEOUT) -> type[BaseHTT
             self._send(status, headers, body, with_body)
 
         def _send(self, status: int, headers: dict[str, str], body: bytes, with_body: bool) -> None:
+            if site.snapshot is not None and keys.is_api(urlsplit(self.path).path):
+                headers = {**headers, SNAPSHOT_HEADER: site.snapshot}
             if status == HTTPStatus.OK:
                 headers = {**headers, "Accept-Ranges": "bytes"}
                 wanted = byte_range(self.headers.get("Range"), len(body))

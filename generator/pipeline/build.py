@@ -280,7 +280,9 @@ def _build(config: BuildConfig, out: Path, progress: Progress, committed: list[b
             _write_documents(writer, info, domains, listings.examples, charts.figures(con, info))
             for path, body in publish.event_files(con, info):  # events.jsonl and the feeds (generator.events)
                 writer.write(path, body)
-            writer.write(QUERY_SPACE_FILE, serialize.document(query_space(con, info, domains)))
+            snapshot = json.loads(writer.read(EXPORT_ROUTE.index_path()))["data"]["snapshot"]
+            writer.write(HEADERS_FILE, configs.headers_file(snapshot["id"]).encode())
+            writer.write(QUERY_SPACE_FILE, serialize.document(query_space(con, info, domains, snapshot)))
             _write_bookkeeping(writer, info, inputs)  # last: they count and digest every other file
             _count_by_kind(report, writer)
             report.changes = writer.changes()
@@ -351,12 +353,11 @@ def _write_documents(
     detail_urls: dict[str, list[str]], figures: charts.Figures,
 ) -> None:
     """The OpenAPI document (its parameters list the values that have files), the landing page with examples
-    from the registry and charts of the data, the problem documents and the hosts' headers file."""
+    from the registry and charts of the data and the problem documents."""
     writer.write(DOCUMENT_ROUTES[0].file, serialize.document(openapi.document(info, domains)))
     writer.write("/index.html", landing.landing_page(info, example_urls(domains, detail_urls), figures))
     for path, body in problems.problem_files():
         writer.write(path, body)
-    writer.write(HEADERS_FILE, configs.headers_file().encode())
 
 
 def _write_bookkeeping(writer: OutputWriter, info: DatasetInfo, inputs: str) -> None:

@@ -23,7 +23,7 @@ import time
 
 STATIC_FILE = "/api/companies/all/sort=-valuation,page=1.json"
 HEADERS = ("content-type", "access-control-allow-origin", "access-control-allow-headers", "cache-control", "vary",
-           "www-authenticate", "retry-after", "content-disposition", "allow")
+           "www-authenticate", "retry-after", "content-disposition", "allow", "api-version", "dataset-snapshot")
 
 
 def fetch(connection: http.client.HTTPConnection, url: str, method: str = "GET", headers: dict | None = None,

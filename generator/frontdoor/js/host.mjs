@@ -26,7 +26,7 @@ export const API_HEADERS = {
   "Access-Control-Allow-Origin": "*",
   "Access-Control-Allow-Methods": "GET, HEAD, OPTIONS",
   "Access-Control-Allow-Headers": "Authorization, X-API-Key",
-  "Access-Control-Expose-Headers": "WWW-Authenticate, Retry-After, API-Version, Deprecation, Sunset, Link",
+  "Access-Control-Expose-Headers": "WWW-Authenticate, Retry-After, API-Version, Dataset-Snapshot, Deprecation, Sunset, Link",
   "Cache-Control": "public, max-age=300, stale-while-revalidate=86400",
   "X-Content-Type-Options": "nosniff",
   "API-Version": "1.1.0", // generator/api/versions.py API_VERSION
@@ -173,6 +173,7 @@ export function frontDoor(readFile) {
     const found = await resolve(described, url.pathname, url.search.slice(1), fetchFile);
     if (found === null) return null;
     const headers = {...API_HEADERS, "Content-Type": found.contentType};
+    if (space?.snapshot) headers["Dataset-Snapshot"] = space.snapshot.id; // the build's: versions.py SNAPSHOT_HEADER
     // a download's file name (the query form's URL names none): the registry's, as the files' headers give it
     const attachment = found.file === null ? undefined : described.export.attachments?.[found.file];
     if (attachment !== undefined) headers["Content-Disposition"] = attachment;
