@@ -12,9 +12,9 @@ prefixes' first pages (983 files, 0.74 MB): 1.20 MB in 992 files, against 1.08 M
 
 The change events (issue 38: ``/api/changes`` with its events.jsonl, 5.18 MB in 1,383 files; ``/api/feeds``, Atom and
 JSON feeds site-wide and per company, 4.92 MB in 2,468 files) measured 10.1 MB at 10k (2,386 events in the 90-day
-window, of 1,233 companies); no endpoint had that much to give without unpublishing URLs people use, so the total was raised on purpose from 600 to 610 MB
-(still within GitHub Pages' 1 GB), and the OpenAPI document's figure from 270 to 300 kB (the route, its filters and
-the webhook payload's schema).
+window, of 1,233 companies); no endpoint had that much to give without unpublishing URLs people use, so the total
+was raised on purpose from 600 to 610 MB (still within GitHub Pages' 1 GB), and the OpenAPI document's figure from
+270 to 300 kB (the route, its filters and the webhook payload's schema).
 """
 
 from __future__ import annotations
