@@ -2,6 +2,6 @@
 profiles (``fanout``), table-by-table validation in workers (``tablewise``) and reloading unchanged tables from
 the previous output (``reload``).
 
-May import every package below it: ``generator.events``, ``generator.hosts``, ``generator.frontdoor``, ``generator.api``,
-``generator.output``, ``generator.dataset``.
+May import every package below it: ``generator.events``, ``generator.hosts``, ``generator.frontdoor``,
+``generator.api``, ``generator.output``, ``generator.dataset``.
 """
