@@ -2,6 +2,8 @@
 
     python bench/frontdoor.py --sizes embedded,10000,100000          # fetches and bytes per request
     python bench/frontdoor.py --sizes embedded,10000 --latency       # and p50/p99 under wrangler and Deno
+    python bench/frontdoor.py --data DATA --dist DIST --mix          # natural mix: reads and latency per class,
+                                                                     # serve beside Datasette (bench extra)
 
 Each size is synthesized (``synth --companies N --seed 1``; ``embedded`` is ``data/``) and built into
 ``bench/out/frontdoor-<size>`` (kept between runs: ``--rebuild`` builds again). The table is the conformance
@@ -32,6 +34,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench import frontdoor_mix  # noqa: E402
 from generator.cli import main as cli  # noqa: E402
 from generator.frontdoor.resolver import Resolver  # noqa: E402
 from tests.frontdoor_js.sites import cloudflare_site, netlify_site  # noqa: E402
@@ -96,7 +99,7 @@ def fetches(dist: Path) -> dict[str, object]:
             "worst": worst[:5]}
 
 
-def latency(dist: Path) -> dict[str, dict[str, float]]:
+def latency(dist: Path, only: str = "") -> dict[str, dict[str, float]]:
     """p50/p99 of the table and of a static file under wrangler pages dev and under Deno, in one run each."""
     _, urls = table(dist)
     out: dict[str, dict[str, float]] = {}
@@ -105,11 +108,11 @@ def latency(dist: Path) -> dict[str, dict[str, float]]:
         (work / "urls.json").write_text(json.dumps({"requests": [u for u in urls if u.startswith("/api/")],
                                                     "static": "interleaved", "passes": 2}), encoding="utf-8")
         (work / "home").mkdir()
-        hosts = {  # each its own copy of the build (hard links)
-            "wrangler": (work / "cloudflare", cloudflare_site(dist, work / "cloudflare", "8788", os.link)),
-            "deno": (work / "netlify", netlify_site(dist, work / "netlify", "8788", os.link)),
-        }
-        for name, (site, command) in hosts.items():
+        hosts = {"wrangler": (work / "cloudflare", cloudflare_site), "deno": (work / "netlify", netlify_site)}
+        for name, (site, make) in hosts.items():
+            if only and name != only:
+                continue
+            command = make(dist, site, "8788", os.link)  # each its own copy of the build (hard links)
             result = work / f"{name}.json"
             env = {**os.environ, "HOME": str(work / "home"), "DENO_NO_UPDATE_CHECK": "1"}
             subprocess.run(["unshare", "-n", "-r", sys.executable, str(ROOT / "tests" / "frontdoor_js" /
@@ -128,14 +131,41 @@ def latency(dist: Path) -> dict[str, dict[str, float]]:
     return out
 
 
+def print_mix(dist: Path, data: Path, per_class: int) -> None:
+    queries = frontdoor_mix.mix(data, per_class=per_class)
+    resolver, _ = table(dist)
+    found = frontdoor_mix.reads(resolver, queries)
+    index = max(f.stat().st_size for f in (dist / "api" / "query-index").iterdir())
+    print(f"{dist}: {len(queries)} queries; largest query index file {index:,} bytes")
+    with tempfile.TemporaryDirectory() as scratch:
+        timed = frontdoor_mix.latency(dist, data, queries, Path(scratch))
+    print("| class | reads p50 / p99 / max | serve p50 / p99 ms | Datasette, same facets, p50 / p99 ms | "
+          "Datasette without facets p50 / p99 ms |")
+    print("|---|---:|---:|---:|---:|")
+    for name in frontdoor_mix.CLASSES:
+        r, t = found[name], timed[name]
+        print(f"| {name} | {r['p50']:g} / {r['p99']:g} / {r['max']:g} | {t['serve_p50']:.1f} / {t['serve_p99']:.1f} | "
+              f"{t['datasette_p50']:.1f} / {t['datasette_p99']:.1f} | {t['bare_p50']:.1f} / {t['bare_p99']:.1f} |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", default="embedded,10000")
     parser.add_argument("--latency", action="store_true")
     parser.add_argument("--rebuild", action="store_true")
+    parser.add_argument("--host", choices=["wrangler", "deno"], default="", help="--latency under this host only")
+    parser.add_argument("--mix", action="store_true", help="the mix of natural queries: reads per class, and "
+                        "serve's latency per class beside Datasette's")
+    parser.add_argument("--per-class", type=int, default=frontdoor_mix.PER_CLASS, help="--mix: queries per class")
+    parser.add_argument("--data", type=Path, help="with --dist: this dataset and its build instead of --sizes")
+    parser.add_argument("--dist", type=Path)
     args = parser.parse_args()
-    for size in args.sizes.split(","):
-        dist = built(size, args.rebuild)
+    for size in ["given"] if args.dist else args.sizes.split(","):
+        dist = args.dist or built(size, args.rebuild)
+        if args.mix:
+            data = args.data or (ROOT / "data" if size == "embedded" else OUT / f"frontdoor-{size}" / "data")
+            print_mix(dist, data, args.per_class)
+            continue
         found = fetches(dist)
         index = sum(f.stat().st_size for f in (dist / "api" / "query-index").glob("*.json"))
         print(f"{size}: {found['queries']} queries; fetches median {found['fetches_p50']} p99 "
@@ -145,7 +175,7 @@ def main() -> None:
         for count, read, url in found["worst"]:  # type: ignore[attr-defined]
             print(f"  {count} reads, {read:,} bytes: {url}")
         if args.latency:
-            for name, figures in latency(dist).items():
+            for name, figures in latency(dist, args.host).items():
                 print(f"  {name}: front door p50 {figures['front_p50']:.1f} ms p99 {figures['front_p99']:.1f} ms; "
                       f"static file p50 {figures['static_p50']:.1f} ms p99 {figures['static_p99']:.1f} ms; "
                       f"p99 ratio {figures['ratio_p99']:.2f}x")
