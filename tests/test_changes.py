@@ -24,6 +24,7 @@ from generator.frontdoor.space import QUERY_SPACE_FILE
 from generator.pipeline.build import BuildConfig, build
 from tests.conftest import EMBEDDED
 from tests.test_feeds import json_feed_schema, relax_ng  # noqa: F401  (fixtures)
+from tests.test_webhooks import receiver, run, subscriptions  # noqa: F401  (receiver: a fixture)
 
 PRICED_IPO = "529"
 """An upcoming IPO of the embedded data (expected 2025-07-02): priced on the as-of date in the second snapshot."""
@@ -252,3 +253,22 @@ def test_every_api_response_names_its_snapshot(snapshots: dict[str, Path]) -> No
     finally:
         server.shutdown()
         server.server_close()
+
+
+def test_webhooks_deliver_the_new_snapshots_events_once(snapshots: dict[str, Path], tmp_path: Path,
+                                                        receiver) -> None:  # noqa: ANN001, F811  (a fixture)
+    """After the first build every event goes out; after the second, exactly its new events; a re-run sends none."""
+    root = snapshots["root"]
+    subs = subscriptions(tmp_path / "webhooks.toml", receiver, research={}, ipos={"types": ["ipo-priced"]})
+    state = tmp_path / "state.json"
+    first = _events(root / "dist-first")
+    assert run(root / "dist-first", subs, state).exit_code == 0
+    assert sorted(receiver.delivered("research")) == sorted(first)
+    done = run(root / "dist-second", subs, state)
+    assert done.exit_code == 0, done.output
+    new = _events(root / "dist-second").keys() - first.keys()
+    assert sorted(receiver.delivered("research")) == sorted([*first, *new])
+    assert [receiver.bodies[i]["type"] for i in receiver.delivered("ipos")].count("ipo-priced") == len(
+        receiver.delivered("ipos")) > 0
+    assert run(root / "dist-second", subs, state).exit_code == 0 and not receiver.bad
+    assert sorted(receiver.delivered("research")) == sorted([*first, *new])  # nothing twice
