@@ -32,7 +32,8 @@ WITH facts AS (
     WHERE s.date IS NOT NULL
     UNION ALL
     SELECT 'round-announced', 'round', r.id::VARCHAR, r.company_id, r.announced_date,
-           ' announced a ' || replace(r.stage, '-', ' ') || ' round'
+           ' announced a ' || CASE WHEN r.stage LIKE 'series-%' THEN 'Series ' || upper(r.stage[8:])
+                                   ELSE replace(r.stage, '-', ' ') END || ' round'
            || CASE WHEN r.amount_usd IS NOT NULL THEN format(' of {:,} USD', r.amount_usd) ELSE '' END
            || CASE WHEN r.post_money_valuation_usd IS NOT NULL
                    THEN format(' at a post-money valuation of {:,} USD', r.post_money_valuation_usd) ELSE '' END
