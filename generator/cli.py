@@ -19,6 +19,19 @@ def main() -> None:
     """Build a static company & IPO data API from the canonical dataset."""
 
 
+def _site_url(value: str | None) -> str | None:
+    """An absolute http(s) URL without query or fragment, its trailing slash dropped."""
+    if not value:
+        return None
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(value)
+    if parts.scheme not in ("http", "https") or not parts.netloc or parts.query or parts.fragment:
+        raise click.BadParameter(f"{value!r} is not an absolute http(s) URL without query (https://api.example.com)",
+                                 param_hint="--site-url")
+    return value.rstrip("/")
+
+
 def _fail_on_data_error(error: Exception) -> click.ClickException:
     return click.ClickException(str(error))
 
@@ -57,8 +70,11 @@ def check(data_dir: Path) -> None:
 @click.option("--scheduler", default=None, metavar="ADDRESS",
               help="The Dask scheduler for --engine dask, e.g. tcp://10.0.0.5:8786; its workers must see the "
               "output's parent folder at the same path (docs/scaling.md).")
+@click.option("--site-url", envvar="COMPANY_IPO_API_SITE_URL", default=None, callback=lambda _c, _p, v: _site_url(v),
+              help="The site's absolute base URL (https://api.example.com): the feeds' links are absolute, as feed "
+              "readers prefer. Default: site paths.")
 def build(data_dir: Path, out_dir: Path, quiet: bool, force: bool, workers: int | None,
-          changes_path: Path | None, engine: str, scheduler: str | None) -> None:
+          changes_path: Path | None, engine: str, scheduler: str | None, site_url: str | None) -> None:
     """Validate the dataset and write the whole API as static files."""
     from generator.dataset.load import DataError
     from generator.hosts.limits import fit_summary
@@ -72,7 +88,7 @@ def build(data_dir: Path, out_dir: Path, quiet: bool, force: bool, workers: int 
 
     try:
         report = run_build(BuildConfig(data_dir, out_dir, force=force, workers=workers, engine=engine,
-                                       scheduler=scheduler), progress)
+                                       scheduler=scheduler, site_url=site_url), progress)
     except (DataError, OutputError) as error:
         raise _fail_on_data_error(error) from None
     changes = report.changes if report.changes is not None else Changes([], [], [])

@@ -272,3 +272,22 @@ def test_webhooks_deliver_the_new_snapshots_events_once(snapshots: dict[str, Pat
         receiver.delivered("ipos")) > 0
     assert run(root / "dist-second", subs, state).exit_code == 0 and not receiver.bad
     assert sorted(receiver.delivered("research")) == sorted([*first, *new])  # nothing twice
+
+
+def test_a_site_url_makes_the_feeds_links_absolute(tmp_path: Path) -> None:
+    runner = CliRunner()
+    bad = runner.invoke(main, ["build", "--data", str(EMBEDDED), "--out", str(tmp_path / "x"), "--site-url", "ftp:/x"])
+    assert bad.exit_code != 0 and "--site-url" in bad.output and not (tmp_path / "x").exists()
+    done = runner.invoke(main, ["build", "--data", str(EMBEDDED), "--out", str(tmp_path / "dist"), "--quiet",
+                                "--site-url", "https://api.example.com/"])
+    assert done.exit_code == 0, done.output
+    feed = json.loads((tmp_path / "dist" / "api" / "feeds" / "changes.json").read_bytes())
+    assert feed["feed_url"] == "https://api.example.com/api/feeds/changes.json"
+    assert all(item["url"].startswith("https://api.example.com/api/companies/") for item in feed["items"])
+    atom = (tmp_path / "dist" / "api" / "feeds" / "changes.atom").read_text()
+    assert 'rel="self" type="application/atom+xml" href="https://api.example.com/api/feeds/changes.atom"' in atom
+    again = runner.invoke(main, ["build", "--data", str(EMBEDDED), "--out", str(tmp_path / "dist"),
+                                 "--site-url", "https://mirror.example.org"])  # another site: not a no-op
+    assert again.exit_code == 0 and "build skipped" not in again.output
+    assert "https://mirror.example.org/api/feeds/changes.json" in (
+        tmp_path / "dist" / "api" / "feeds" / "changes.json").read_text()

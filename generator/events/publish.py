@@ -38,13 +38,15 @@ def event_rows(con: duckdb.DuckDBPyConnection, info: DatasetInfo) -> list[bytes]
         con.execute("DROP TABLE published_events")
 
 
-def event_files(con: duckdb.DuckDBPyConnection, info: DatasetInfo) -> Iterator[tuple[str, bytes]]:
-    """``events.jsonl``, the site-wide feeds and each company's feeds, as (path, body)."""
+def event_files(con: duckdb.DuckDBPyConnection, info: DatasetInfo,
+                site_url: str | None = None) -> Iterator[tuple[str, bytes]]:
+    """``events.jsonl``, the site-wide feeds and each company's feeds, as (path, body); with ``site_url`` (the site's
+    absolute base URL) the feeds' links are absolute, else site paths."""
     rows = event_rows(con, info)
     yield EVENTS_FILE, serialize.json_lines(rows)
     newest = [json.loads(row) for row in reversed(rows)]
     as_of = info.as_of.isoformat()
-    site = feeds.site_feed(as_of)
+    site = feeds.site_feed(as_of, site_url)
     yield site.atom_path, feeds.atom(newest[:SITE_FEED_ITEMS], site)
     yield site.json_path, feeds.json_feed(newest[:SITE_FEED_ITEMS], site)
     by_company: dict[str, list[dict]] = defaultdict(list)
@@ -54,6 +56,6 @@ def event_files(con: duckdb.DuckDBPyConnection, info: DatasetInfo) -> Iterator[t
             by_company[company["slug"]].append(event)
     for slug in sorted(by_company):
         events = by_company[slug]
-        feed = feeds.company_feed(slug, events[0]["company"]["name"], as_of)
+        feed = feeds.company_feed(slug, events[0]["company"]["name"], as_of, site_url)
         yield feed.atom_path, feeds.atom(events, feed)
         yield feed.json_path, feeds.json_feed(events, feed)

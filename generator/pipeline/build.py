@@ -53,6 +53,8 @@ class BuildConfig:
     """Where the render stage's tasks run: ``local`` (``workers`` processes) or ``dask`` (``engines.DaskPool``)."""
     scheduler: str | None = None
     """The Dask scheduler's address (``tcp://host:8786``), for ``engine="dask"``."""
+    site_url: str | None = None
+    """The site's absolute base URL (``https://api.example.com``): the feeds' links are absolute; None: site paths."""
 
 
 @functools.cache
@@ -236,7 +238,7 @@ def _build(config: BuildConfig, out: Path, progress: Progress, committed: list[b
     report = BuildReport()
     stage = StageClock(report)
     _check_output_folder(out)
-    inputs = fingerprint(config.data_dir)
+    inputs = fingerprint(config.data_dir) + (f" {config.site_url}" if config.site_url else "")
     previous = _previous_marker(out)
     if not config.force and _vouches_for(out, previous, inputs):
         progress("unchanged: same data and code as the existing output (use --force to rebuild)")
@@ -278,7 +280,7 @@ def _build(config: BuildConfig, out: Path, progress: Progress, committed: list[b
             progress("docs: openapi, landing page, errors")
             domains = {name: result.domains for name, result in results.items()}
             _write_documents(writer, info, domains, listings.examples, charts.figures(con, info))
-            for path, body in publish.event_files(con, info):  # events.jsonl and the feeds (generator.events)
+            for path, body in publish.event_files(con, info, config.site_url):  # events.jsonl, feeds (generator.events)
                 writer.write(path, body)
             snapshot = json.loads(writer.read(EXPORT_ROUTE.index_path()))["data"]["snapshot"]
             writer.write(HEADERS_FILE, configs.headers_file(snapshot["id"]).encode())
