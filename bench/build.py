@@ -61,6 +61,8 @@ TARGET_REBUILD_10K = 0.5
 """A forced no-op rebuild and a one-company rebuild each take at most this share of the clean build (10k)."""
 TARGET_PEAK_10K = 2 * 1024**3
 TARGET_PEAK_100K = 4 * 1024**3
+TARGET_PEAK_GROWTH = 1.2
+"""Peak memory at 300k companies at most this multiple of the peak at 10k (issue 39: memory flat in the size)."""
 FILE_BUDGET = {"embedded": (15_000, None), str(BUDGET_COMPANIES): TOTAL, "100000": (1_500_000, None)}
 """Files and bytes each size may publish (the query-space budget; at 10k per endpoint too: tests/test_budget.py)."""
 PAGE_SIZE = os.sysconf("SC_PAGE_SIZE")
@@ -493,6 +495,9 @@ def markdown(results: list[SizeResult], argv: list[str]) -> str:
     lines += [_summary_row(r) for r in results]
     lines.append("")
     lines.append(targets(results))
+    fit = memory_fit(results)
+    if fit:
+        lines += ["", fit]
     for r in results:
         lines += ["", f"### {r.label}: {r.data}", ""]
         lines += [f"- {note}" for note in r.notes]
@@ -558,6 +563,20 @@ def markdown(results: list[SizeResult], argv: list[str]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def memory_fit(results: list[SizeResult]) -> str:
+    """A least-squares line through the clean builds' peak memory against companies, and its value at a million."""
+    points = [(r.rows.get("companies", 0), r.build.peak_rss_bytes) for r in results
+              if r.build is not None and r.label.isdigit()]
+    if len(points) < 2:
+        return ""
+    n = len(points)
+    mean_x, mean_y = sum(x for x, _ in points) / n, sum(y for _, y in points) / n
+    slope = sum((x - mean_x) * (y - mean_y) for x, y in points) / max(sum((x - mean_x) ** 2 for x, _ in points), 1)
+    base = mean_y - slope * mean_x
+    return (f"Peak memory fit over {n} sizes: {_gb(base)} + {slope / 1024:.2f} KiB per company; "
+            f"projected at 1,000,000 companies: {_gb(base + slope * 1_000_000)}.")
+
+
 def _cell(seconds: dict[str, float | None], name: str) -> str:
     value = seconds.get(name)
     return "-" if value is None else f"{value:.1f}"
@@ -598,6 +617,11 @@ def targets(results: list[SizeResult]) -> str:
         runs = [run for run in (hundred.build, *(getattr(hundred, name) for name in REBUILDS)) if run is not None]
         checks.append(("100k: completes under 4 GiB peak memory",
                        hundred.build is not None and max(run.peak_rss_bytes for run in runs) < TARGET_PEAK_100K))
+    big = by_label.get("300000")
+    if ten is not None and big is not None and ten.build is not None and big.build is not None:
+        growth = big.build.peak_rss_bytes / ten.build.peak_rss_bytes
+        checks.append((f"300k: peak memory <= {TARGET_PEAK_GROWTH}x the 10k peak ({growth:.2f}x)",
+                       growth <= TARGET_PEAK_GROWTH))
     noops = [run for r in results for run in (r.noop, r.steady) if run is not None]
     if noops:
         checks.append(("no-op rebuild rewrites 0 files", all(run.rewritten == 0 for run in noops)))

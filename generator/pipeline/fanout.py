@@ -42,10 +42,10 @@ from generator.output.staged import LISTING_UNIT, SCRATCH_DIR, StagedFiles, Writ
 from generator.output.writer import OutputWriter
 
 PR_SET_PDEATHSIG = 1
-MEMORY_LIMIT = "256MB"
+MEMORY_LIMIT = "2GB"
 """DuckDB's memory limit in each process of a build (the build process, each worker, each Dask task thread): past it,
-tables and operators spill to a folder of the staging folder's scratch space, so a database's memory does not grow
-with the dataset (``duckdb_config``)."""
+tables and the operators that can spill do so into a folder of the staging folder's scratch space
+(``duckdb_config``). At 256 MB a 100k-company build failed: some operator of a listing route could not spill."""
 
 
 def duckdb_config(spill: str | None, threads: int | None = None) -> dict[str, object]:
