@@ -40,7 +40,7 @@ WITH facts AS (
     FROM funding_rounds AS r
     UNION ALL
     SELECT 'filing-added', 'filing', f.id::VARCHAR, f.company_id, f.filed_date,
-           ' filed a ' || f.form || ' with the SEC'
+           ' filed Form ' || f.form || ' with the SEC'
     FROM filings AS f
     UNION ALL
     SELECT 'company-acquired', 'company', c.id::VARCHAR, c.id, c.acquired_date,
