@@ -111,3 +111,12 @@ def test_a_short_search_reads_at_most_four_files_at_10k(resolver_10k: Resolver, 
     assert len(reads) > 900 and max(reads) <= 4
     assert max(sizes.values()) <= INDEX_MAX, sizes
     assert max(prefix_files.values()) <= PREFIX_FILE_MAX
+
+
+def test_several_words_read_the_word_of_fewest_pages_at_10k(resolver_10k: Resolver, db_10k: tuple) -> None:
+    """``networks`` (the longest word) runs to four pages at 10k, ``kaijoun`` to one: its files are read instead."""
+    url = "/api/companies?q=kaijoun%20networks"
+    answer = resolver_10k.resolve(*url.split("?"))
+    assert answer is not None and answer.status == 200
+    assert len(answer.fetches) <= 3 and "/api/companies/q=networks/sort=-valuation,page=2.json" not in answer.fetches
+    _check(url, answer.status, json.loads(answer.body), db_10k)

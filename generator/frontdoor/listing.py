@@ -26,6 +26,7 @@ class Listing:
         """``meta``: what every listing's ``meta`` carries whatever the query (``as_of``, ``disclaimer``)."""
         self.fetch, self.route, self.params, self.meta = fetch, route, params, meta
         self.filters = {f["name"]: f for f in route["filters"]}
+        self._read: dict[str, bytes | None] = {}
 
     # values --------------------------------------------------------------------------------------------------
     def _value(self, flt: dict, raw: str) -> object:
@@ -99,9 +100,10 @@ class Listing:
             return None
         return out
 
-    def _bases(self, values: dict[str, object]) -> list[dict[str, str]]:
+    def _bases(self, values: dict[str, object], word: str | None = None) -> list[dict[str, str]]:
         """Published supersets of the answer: its largest combinable set of filters that files narrow (a bound
-        moved to its rung, a text query to the words a file indexes); with text, one base per word tried."""
+        moved to its rung, a text query to the words a file indexes); with text, one base per word tried (``word``,
+        else the longest, and the words glued)."""
         exact: dict[str, str] = {}
         text: list[str] | None = None
         text_name = ""
@@ -109,7 +111,7 @@ class Listing:
             flt = self.filters[name]
             reader = primitives.of(flt)
             if reader.several:
-                text, text_name = reader.alternatives(flt, value), name  # type: ignore[attr-defined]
+                text, text_name = reader.alternatives(flt, value, word), name  # type: ignore[attr-defined]
             elif (base := reader.base(flt, value)) is not None:
                 exact[name] = str(base)
         names = list(exact)
@@ -140,9 +142,8 @@ class Listing:
             return refused
         rows: dict[object, Row] = {}
         meta: dict[str, object] = {}
-        for base in self._bases(values):
-            base_sort = sort if sort in self.sorts_for(set(base)) else self.route["default_sort"]
-            found, base_meta = self._all_rows(base, base_sort)
+        for base in self._bases(values, self._narrowest(values, sort)):
+            found, base_meta = self._all_rows(base, self._base_sort(base, sort))
             meta = meta or base_meta
             for row in found:
                 rows.setdefault(tuple(row[k] for k in self.route["key"]), row)  # type: ignore[arg-type]
@@ -163,14 +164,43 @@ class Listing:
             return not_found(f"{self.route['path']}: page {page} is past the last page")
         return self.page([], 0, values, sort, page, {})
 
+    def _once(self, path: str) -> bytes | None:
+        if path not in self._read:
+            self._read[path] = self.fetch(path)
+        return self._read[path]
+
+    def _base_sort(self, base: dict[str, str], sort: str) -> str:
+        return sort if sort in self.sorts_for(set(base)) else self.route["default_sort"]
+
+    def _narrowest(self, values: dict[str, object], sort: str) -> str | None:
+        """With several words, the one whose files are read: the longest, unless its files run past a page; then the
+        one of fewest pages (each one's first page read in turn until one has a page at most; a word without files
+        has no row). None: the longest."""
+        for name, value in values.items():
+            flt = self.filters[name]
+            reader = primitives.of(flt)
+            if not reader.several or reader.alternatives(flt, value) is None:  # type: ignore[attr-defined]
+                continue
+            chosen, fewest = None, -1
+            for word in reader.filed(flt, value):  # type: ignore[attr-defined]
+                base = next(b for b in self._bases(values, word) if b[name] == word)
+                first = self._once(self.file(base, self._base_sort(base, sort), 1))
+                pages = 0 if first is None else int(json.loads(first)["meta"]["pages"])
+                if fewest < 0 or pages < fewest:
+                    chosen, fewest = word, pages
+                if pages <= 1:
+                    break
+            return chosen
+        return None
+
     def _all_rows(self, base: dict[str, str], sort: str) -> tuple[list[Row], dict[str, object]]:
-        first = self.fetch(self.file(base, sort, 1))
+        first = self._once(self.file(base, sort, 1))
         if first is None:
             return [], {}
         body = json.loads(first)
         rows = list(body["data"])
         for number in range(2, int(body["meta"]["pages"]) + 1):
-            more = self.fetch(self.file(base, sort, number))
+            more = self._once(self.file(base, sort, number))
             if more is not None:
                 rows += json.loads(more)["data"]
         return rows, body["meta"]

@@ -261,15 +261,21 @@ class Words(Choice):
     def base(self, flt: dict, value: object) -> object | None:
         return None  # a word shorter than the files' is answered by the other filters' files
 
-    def alternatives(self, flt: dict, value: list[str]) -> list[str] | None:
-        """The words whose files hold the answer between them (the longest word, the words glued), or None when
-        a word is shorter than any indexed prefix (every row is a candidate)."""
+    def alternatives(self, flt: dict, value: list[str], word: str | None = None) -> list[str] | None:
+        """The words whose files hold the answer between them (``word``, else the longest word; the words glued), or
+        None when a word is shorter than any indexed prefix (every row is a candidate)."""
         shortest, longest = self._bounds(flt)
-        tried = [max(value, key=len), "".join(value)]
+        tried = [word or max(value, key=len), "".join(value)]
         found = sorted({w[:longest] for w in tried if len(w) >= shortest})
         if not flt["files"] or (len(found) < 2 and flt["prefixes"] and any(len(w) < shortest for w in tried)):
             return None
         return found
+
+    def filed(self, flt: dict, value: list[str]) -> list[str]:
+        """The query's words as the files name them, the longest first (then as written): each one's files hold
+        every row that matches all the words."""
+        shortest, longest = self._bounds(flt)
+        return list(dict.fromkeys(w[:longest] for w in sorted(value, key=len, reverse=True) if len(w) >= shortest))
 
     def indexable(self, flt: dict, value: object) -> bool:
         """A prefix query whose words, and the words glued together, are all shorter than the shortest indexed

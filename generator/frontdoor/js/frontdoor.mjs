@@ -472,13 +472,18 @@ const wordsValue = {
     return value[0];
   },
   base: () => null, // a word shorter than the files' is answered by the other filters' files
-  alternatives(flt, value) {
+  alternatives(flt, value, word = null) {
     const [shortest, longest] = wordsValue.bounds(flt);
     const longestWord = value.reduce((best, w) => w.length > best.length ? w : best, value[0]);
-    const tried = [longestWord, value.join("")];
+    const tried = [word || longestWord, value.join("")];
     const found = [...new Set(tried.filter((w) => w.length >= shortest).map((w) => w.slice(0, longest)))].sort(cmpStr);
     if (!flt.files || (found.length < 2 && flt.prefixes && tried.some((w) => w.length < shortest))) return null;
     return found;
+  },
+  filed(flt, value) { // the words as the files name them, the longest first (then as written)
+    const [shortest, longest] = wordsValue.bounds(flt);
+    return [...new Set([...value].sort((a, b) => b.length - a.length).filter((w) => w.length >= shortest)
+      .map((w) => w.slice(0, longest)))];
   },
   // a prefix query whose words, glued too, are shorter than the shortest indexed prefix
   indexable: (flt, value) => Boolean(flt.prefixes) && value.join("").length < flt.prefixes[0],
@@ -500,6 +505,7 @@ class Listing {
     this.params = params;
     this.meta = meta;
     this.filters = Object.fromEntries(route.filters.map((f) => [f.name, f]));
+    this.read = new Map();
   }
 
   async value(flt, raw) {
@@ -581,7 +587,7 @@ class Listing {
     return out;
   }
 
-  bases(values) {
+  bases(values, word = null) {
     const exact = new Map();
     let text = null;
     let textName = "";
@@ -589,7 +595,7 @@ class Listing {
       const flt = this.filters[name];
       const reader = primitive(flt);
       if (reader.several) {
-        text = reader.alternatives(flt, value);
+        text = reader.alternatives(flt, value, word);
         textName = name;
       } else {
         const base = reader.base(flt, value);
@@ -622,9 +628,8 @@ class Listing {
     if (refused !== null) return refused;
     const rows = new Map();
     let meta = {};
-    for (const base of this.bases(values)) {
-      const baseSort = this.sortsFor(new Set(base.keys())).includes(sort) ? sort : this.route.default_sort;
-      const [found, baseMeta] = await this.allRows(base, baseSort);
+    for (const base of this.bases(values, await this.narrowest(values, sort))) {
+      const [found, baseMeta] = await this.allRows(base, this.baseSort(base, sort));
       if (!Object.keys(meta).length) meta = baseMeta;
       for (const row of found) {
         const key = JSON.stringify(this.route.key.map((k) => row[k]));
@@ -650,13 +655,42 @@ class Listing {
     return this.page([], 0, values, sort, page, {});
   }
 
+  async once(path) {
+    if (!this.read.has(path)) this.read.set(path, await this.fetch(path));
+    return this.read.get(path);
+  }
+
+  baseSort(base, sort) {
+    return this.sortsFor(new Set(base.keys())).includes(sort) ? sort : this.route.default_sort;
+  }
+
+  // with several words, the one whose files are read: the longest, unless its files run past a page; then the one
+  // of fewest pages (each one's first page read in turn until one has a page at most). null: the longest
+  async narrowest(values, sort) {
+    for (const [name, value] of values) {
+      const flt = this.filters[name];
+      const reader = primitive(flt);
+      if (!reader.several || reader.alternatives(flt, value) === null) continue;
+      let chosen = null, fewest = -1;
+      for (const word of reader.filed(flt, value)) {
+        const base = this.bases(values, word).find((b) => b.get(name) === word);
+        const first = await this.once(this.file(base, this.baseSort(base, sort), 1));
+        const pages = first === null ? 0 : Number(JSON.parse(asText(first)).meta.pages);
+        if (fewest < 0 || pages < fewest) [chosen, fewest] = [word, pages];
+        if (pages <= 1) break;
+      }
+      return chosen;
+    }
+    return null;
+  }
+
   async allRows(base, sort) {
-    const first = await this.fetch(this.file(base, sort, 1));
+    const first = await this.once(this.file(base, sort, 1));
     if (first === null) return [[], {}];
     const body = parseListing(asText(first));
     let rows = [...body.data];
     for (let number = 2; number <= Number(body.meta.pages); number++) {
-      const more = await this.fetch(this.file(base, sort, number));
+      const more = await this.once(this.file(base, sort, number));
       if (more !== null) rows = rows.concat(parseListing(asText(more)).data);
     }
     return [rows, body.meta];
