@@ -167,7 +167,7 @@ def main() -> None:
             print_mix(dist, data, args.per_class)
             continue
         found = fetches(dist)
-        index = sum(f.stat().st_size for f in (dist / "api" / "query-index").glob("*.json"))
+        index = sum(f.stat().st_size for f in (dist / "api" / "query-index").rglob("*") if f.is_file())
         print(f"{size}: {found['queries']} queries; fetches median {found['fetches_p50']} p99 "
               f"{found['fetches_p99']} max {found['fetches_max']} ({found['over_4']} over 4); bytes median "
               f"{found['bytes_p50']:,.0f} p99 {found['bytes_p99']:,.0f} max {found['bytes_max']:,.0f}; "
