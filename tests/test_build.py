@@ -80,7 +80,8 @@ def test_changed_company_rewrites_only_changed_files(tmp_path: Path) -> None:
     manifests = {"api/export/json/dataset.zip", "api/export/csv/dataset.zip", "api/export/parquet/dataset.zip",
                  "api/export/jsonl/dataset.zip",
                  "api/export/index.json", ".company-ipo-api",  # the marker records the inputs' fingerprint
-                 ".company-ipo-api.digests", ".company-ipo-api.units"}
+                 ".company-ipo-api.digests", ".company-ipo-api.units",
+                 "api/query-space.json", "_headers"}  # the snapshot's name (Dataset-Snapshot): another dataset
     assert profiles | exports <= changed <= profiles | exports | manifests
     assert report.written == len(changed)
     assert report.changes is not None and not report.changes.added and not report.changes.removed
