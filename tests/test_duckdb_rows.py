@@ -26,13 +26,22 @@ def _by_model(con: duckdb.DuckDBPyConnection, model: type[Out], source: str, ord
     return [serialize.row(model.model_validate(dict(zip(fields, row, strict=True)))) for row in values]
 
 
+THROUGH_THE_MODEL = {"changes": "a changed field's old and new values are an integer, a text or null"}
+"""Routes whose rows DuckDB cannot write as their model does (a field of several JSON types): pydantic writes them."""
+
+
 @pytest.mark.parametrize("route", LIST_ROUTES, ids=lambda r: r.name)
 def test_listing_rows_are_the_models_bytes(embedded_db, route) -> None:  # type: ignore[no-untyped-def]
     con, info = embedded_db
     listing.materialize(con, route, info)
     made = serialize.duckdb_rows(con, route.model, "rows", "_idx")
-    assert made is not None and len(made) > 0  # every route (trending: doubles inside its components)
-    assert made == _by_model(con, route.model, "rows", "_idx")
+    expected = _by_model(con, route.model, "rows", "_idx")
+    if route.name in THROUGH_THE_MODEL:
+        assert made is None and len(expected) > 0
+        assert listing.load_rows(con, route) == expected
+        return
+    assert made is not None and len(made) > 0  # every other route (trending: doubles inside its components)
+    assert made == expected
     assert listing.load_rows(con, route) == made
 
 
