@@ -134,6 +134,7 @@ def _python(flt: dict, op: str, args: list[Any]) -> dict[str, Any]:
 ROW = {"sector": "fintech", "tags": ["ai"], "year": 2021, "founded_year": 2015, "valuation_usd": 500_000_000,
        "name": "Open AI Labs", "ticker": "OAI"}
 NUMBERS = {"numbers": [2015, 1999, None]}
+NOT_A_DAY = "a day, YYYY-MM-DD (e.g. 2025-06-01)"
 CASES: list[tuple[dict, str, list[Any], Any]] = [  # description, operation, arguments, the result (None: not checked)
     (_entry(SECTOR, ["fintech"]), "parse", ["Fin Tech"], {"ok": "fintech"}),
     (_entry(SECTOR, ["fintech"]), "parse", ["FinTec"], None),
@@ -174,9 +175,9 @@ CASES: list[tuple[dict, str, list[Any], Any]] = [  # description, operation, arg
     (_entry(UNTIL), "counts", [NUMBERS, [True, True, True]], {"ok": {"2000": 1, "2010": 1}}),
     (_entry(DAY), "parse", [" 2021-03-04 "], {"ok": "2021-03-04"}),
     (_entry(DAY), "parse", ["0050-01-31"], {"ok": "0050-01-31"}),
-    (_entry(DAY), "parse", ["2025-02-30"], {"invalid": [{"name": "since", "reason": "a day, YYYY-MM-DD (e.g. 2025-06-01)"}],
+    (_entry(DAY), "parse", ["2025-02-30"], {"invalid": [{"name": "since", "reason": NOT_A_DAY}],
                                            "detail": "`since`: '2025-02-30' is not a day YYYY-MM-DD"}),
-    (_entry(DAY), "parse", ["0000-01-01"], {"invalid": [{"name": "since", "reason": "a day, YYYY-MM-DD (e.g. 2025-06-01)"}],
+    (_entry(DAY), "parse", ["0000-01-01"], {"invalid": [{"name": "since", "reason": NOT_A_DAY}],
                                            "detail": "`since`: '0000-01-01' is not a day YYYY-MM-DD"}),
     (_entry(DAY), "parse", ["2021-3-4"], None),
     (_entry(DAY), "exact", ["2021-03-04"], {"ok": None}),

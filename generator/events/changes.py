@@ -29,15 +29,16 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from generator.api.exports import ARCHIVE_MANIFEST
 from generator.api.versions import DEPRECATIONS
 from generator.dataset.history import WINDOW_DAYS, Change, event_id
 from generator.dataset.load import DATASET_INFO_FILE, DataError, Issue, read_dataset_info, read_table
 from generator.dataset.schema import CHANGES, TABLE_BY_NAME
 
 COMPANIES = TABLE_BY_NAME["companies"]
-ARCHIVE_MANIFEST = "manifest.json"
 FORMULA_PREFIX = "'"
-"""The CSV export prefixes a text cell that starts with = + - @ tab or CR with this (spreadsheets run those)."""
+"""The CSV export (``exports._csv_select``) prefixes a text cell that starts with = + - @ tab or CR with this
+(spreadsheets run those); a snapshot read from the archive drops it again."""
 STATUS_EVENTS = {"delisted": "company-delisted", "closed": "company-closed", "acquired": "company-acquired"}
 """A company's new status that is an event of its own (``acquired``: only when no ``acquired_date`` dates it, else
 the dated fact says it)."""
