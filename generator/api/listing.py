@@ -1,33 +1,42 @@
 """Precompute every listing page that has content: each non-empty filter combination x each sort x each page.
 
-The work is split where each part is cheapest. DuckDB fans every row out to the filter combinations it belongs
-to and orders each combination under every sort in one grouped query (``list(... ORDER BY ...)``); a
-combination without rows never appears, so no empty page is written. Python serializes each row once,
-assembles pages by joining those bytes, and derives every page's facets from the combinations one filter
-deeper (their row counts are the facet counts, their first pages the facet URLs).
+The work is split where each part is cheapest, and what a listing task holds does not grow with its route's rows
+(but the query index, a few bytes per row). DuckDB fans every row out to the filter combinations it belongs to,
+counts and digests each combination, lists its rows under each of its sorts one combination after the other, and
+takes each combination's facets from the combinations one filter deeper (their row counts are the facet counts,
+their first pages the facet URLs), all into tables that spill past its memory limit (``combinations``); a
+combination without rows never appears, so no empty page is written. Python serializes each row once into a
+scratch file (``Rows``), then walks the combinations in folder order, a batch of combinations and of positions at
+a time, and assembles each page by joining its rows' bytes read back from the file.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
-from collections.abc import Callable, Iterator
+import array
+import os
+import tempfile
+import typing
+from collections.abc import Callable, Iterator, Sequence
 from typing import NamedTuple
 
 import duckdb
 
+from generator.api.combinations import (
+    ROWS_DIGEST_OF_HASHES,
+    TEMP_TABLES,
+    Refinements,
+    combinations,
+    singles,
+    typed,
+    walk,
+)
 from generator.api.prefix_answers import prefix_answers
-from generator.api.queries import base_meta, read_sql, rows_digest, sql_params
+from generator.api.queries import base_meta, read_sql, sql_params
 from generator.api.query_index import query_index
-from generator.api.registry import FACET_LIMIT, Filter, ListRoute
+from generator.api.registry import ListRoute
 from generator.dataset import serialize
 from generator.dataset.schema import DatasetInfo
 from generator.output.manifest import unit_key
-
-ROWS_DIGEST_OF_HASHES = rows_digest("_h", "_g")
-"""The digest of rows of ``rows`` from the hashes ``materialize`` made (a route's, a combination's)."""
-
-Combination = frozenset[tuple[str, str]]
-"""Applied filters as (name, value-as-in-URLs) pairs; the empty set is the unfiltered listing."""
 
 
 class Page(NamedTuple):
@@ -65,9 +74,58 @@ def rank(con: duckdb.DuckDBPyConnection, route: ListRoute) -> None:
     con.execute(f"CREATE OR REPLACE TEMP TABLE rows AS SELECT *, {ranks} FROM rows")
 
 
+BATCH = 50_000
+"""Rows serialized at a time, and positions fetched at a time (``_members``)."""
+
+class Rows(Sequence[bytes]):
+    """The rows of ``rows`` (see ``materialize``) serialized once (``serialize.table_rows``, ``batch`` at a time), in
+    ``_idx`` order, held in an unlinked scratch file where the connection spills (else the system's temporary folder)
+    and read back by position: a listing task holds none of them but the page it assembles."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection, route: ListRoute, batch: int = BATCH) -> None:
+        (spill,) = con.execute("SELECT current_setting('temp_directory')").fetchone() or ("",)
+        folder = spill if spill and os.path.isabs(spill) else None
+        if folder is not None:
+            os.makedirs(folder, exist_ok=True)
+        self._file = tempfile.TemporaryFile(dir=folder)  # noqa: SIM115  (closed by close())
+        self._ends = array.array("q", [0])
+        (total,) = con.execute("SELECT count(*) FROM rows").fetchone() or (0,)
+        try:
+            for start in range(0, total, batch):
+                con.execute("CREATE OR REPLACE TEMP TABLE _serialized AS SELECT * FROM rows "
+                            "WHERE _idx >= $1 AND _idx < $2", [start, start + batch])
+                for data in serialize.table_rows(con, route.model, "_serialized", "_idx"):
+                    self._file.write(data)
+                    self._ends.append(self._ends[-1] + len(data))
+        finally:
+            con.execute("DROP TABLE IF EXISTS _serialized")
+        self._file.flush()
+
+    def __len__(self) -> int:
+        return len(self._ends) - 1
+
+    @typing.overload
+    def __getitem__(self, i: int) -> bytes: ...
+    @typing.overload
+    def __getitem__(self, i: slice) -> list[bytes]: ...
+    def __getitem__(self, i: int | slice) -> bytes | list[bytes]:
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        i = range(len(self))[i]
+        start = self._ends[i]
+        return os.pread(self._file.fileno(), self._ends[i + 1] - start, start)
+
+    def close(self) -> None:
+        self._file.close()
+
+
 def load_rows(con: duckdb.DuckDBPyConnection, route: ListRoute) -> list[bytes]:
-    """Each row of ``rows`` (see ``materialize``) serialized once, in ``_idx`` order (``serialize.table_rows``)."""
-    return serialize.table_rows(con, route.model, "rows", "_idx")
+    """Each row of ``rows`` serialized once, in ``_idx`` order (``Rows``)."""
+    rows = Rows(con, route)
+    try:
+        return list(rows)
+    finally:
+        rows.close()
 
 
 def _order_by(route: ListRoute, sort_value: str) -> str:
@@ -75,118 +133,27 @@ def _order_by(route: ListRoute, sort_value: str) -> str:
     return f"{field.expression} {'DESC' if descending else 'ASC'} NULLS LAST, {route.key}"
 
 
-def _typed(flt: Filter, value: str) -> str | int:
-    return flt.kind.typed(value)
-
-
-class Combo(NamedTuple):
-    """One non-empty filter combination: the sorts it publishes, per sort its rows' positions under that sort
-    (``_r<i>`` of ``rank``) in order, and its key: a digest of its rows' content (``ROWS_DIGEST_OF_HASHES``) and
-    of ``combinations``' ``salt``. With the code and its folder (its filters, hence its sorts), the key determines
-    its pages: the orders and the facet counts follow from the rows' content."""
-
-    sorts: tuple[str, ...]
-    lists: tuple[list[int], ...]
-    key: str
-
-
-def combinations(con: duckdb.DuckDBPyConnection, route: ListRoute, salt: str = "") -> dict[Combination, Combo]:
-    """Every non-empty combination the route publishes: its sort values and, per sort, its rows in that order
-    (``rows`` ranked by ``rank``), and its key (``Combo.key``; ``salt``: what else its pages depend on).
-
-    Each group of combinable filters is one grouped query; the orders a combination does not publish (every
-    sort but the default past the route's ``sort_depth`` filters) are not computed. A combination two groups share (the
-    unfiltered listing, say) keeps the version with the most sorts."""
-    out: dict[Combination, Combo] = {}
-    everything = route.sort_values
-    published = route.published_sorts
-    for group in sorted(route.file_groups, key=lambda g: not all(f.sortable for f in g)):
-        sortable = all(f.sortable for f in group)
-        applied = " + ".join(f"(f{i} IS NOT NULL)::INTEGER" for i in range(len(group))) or "0"
-        source = "rows"  # each row once per combination of the values it matches: unnest in the select list,
-        for i, f in enumerate(group):  # a tenth of the time of a lateral join's unnest
-            source = f"(SELECT *, unnest({f.kind.sql_matches(f)}) AS f{i} FROM {source})"
-        keys = "".join(f"f{i}::VARCHAR AS f{i}, " for i in range(len(group)))
-        lists = ", ".join(  # sorting each list of positions: half the time of an ordered aggregate per group
-            f"list_sort(list(_r{i})"
-            + ("" if s == route.default_sort else
-               f" FILTER (WHERE {applied} <= {route.sort_depth})" if sortable and s in published
-               else " FILTER (WHERE false)")
-            + f") AS s{i}"
-            for i, s in enumerate(everything)
-        )
-        mask = " + ".join(f"(f{i} IS NOT NULL)::INTEGER * {1 << i}" for i in range(len(group))) or "0"
-        digest = f"left(md5($salt || ':' || {ROWS_DIGEST_OF_HASHES}), 20)"  # 80 bits, made in DuckDB
-        query = f"SELECT {keys}{digest}, {mask}, {lists} FROM {source} {'GROUP BY ALL' if group else ''}"
-        default, size, names = everything.index(route.default_sort), len(group), [f.name for f in group]
-        applied_sets: dict[int, tuple[list[int], tuple[str, ...], list[int]]] = {}
-        """Bit mask of the filters applied -> their positions, the sorts published and the positions of those."""
-        for record in con.execute(query, {"salt": salt}).fetchall():
-            orders = record[size + 2:]
-            if not orders[default]:
-                continue  # no rows at all: an aggregate without GROUP BY still answers one (empty) record
-            bits = record[size + 1]
-            found = applied_sets.get(bits)
-            if found is None:
-                positions = [i for i in range(size) if bits >> i & 1]
-                sorts = route.sorts_for({names[i] for i in positions})
-                found = applied_sets[bits] = (positions, sorts, [everything.index(s) for s in sorts])
-            positions, sorts, published = found
-            key = frozenset([(names[i], record[i]) for i in positions])
-            if key in out and len(out[key].sorts) >= len(sorts):
-                continue
-            out[key] = Combo(sorts, tuple([orders[i] for i in published]), record[size])
-    return out
-
-
-def facets(
-    route: ListRoute, combos: dict[Combination, Combo]
-) -> dict[Combination, dict[str, tuple[list[tuple[str | int, int, Combination]], bool]]]:
-    """For each combination, the refinements one faceted filter deeper that have rows, per filter in declaration
-    order: (value, row count, refined combination) most frequent first, then by value, at most ``FACET_LIMIT``,
-    and whether the list was cut short."""
-    by_name = {f.name: f for f in route.filters if f.faceted}
-    found: dict[Combination, dict[str, list[tuple[str | int, int, Combination]]]] = defaultdict(
-        lambda: defaultdict(list))
-    for key, combo in combos.items():
-        for name, value in key:
-            if name in by_name:
-                found[key - {(name, value)}][name].append((_typed(by_name[name], value), len(combo.lists[0]), key))
-    out = {}
-    for key, refinements in found.items():
-        ordered = {}
-        for name in by_name:
-            if name in refinements:
-                values = sorted(refinements[name], key=lambda vnk: (-vnk[1], vnk[0]))
-                ordered[name] = (values[:FACET_LIMIT], len(values) > FACET_LIMIT)
-        out[key] = ordered
-    return out
-
 
 NO_FACETS = b'"facets":{},"facets_truncated":[]'
 
-
 def _value(value: str | int) -> bytes:
-    """A filter value as ``serialize.dumps`` writes it (``_typed``: ladder and year values are numbers)."""
+    """A filter value as ``serialize.dumps`` writes it (``typed``: ladder and year values are numbers)."""
     return str(value).encode() if isinstance(value, int) else serialize.string(value)
 
 
-def _facet_meta(
-    route: ListRoute, sort: str, refinements: dict[str, tuple[list[tuple[str | int, int, Combination]], bool]],
-    combos: dict[Combination, Combo], folders: dict[Combination, str],
-) -> bytes:
+def _facet_meta(route: ListRoute, sort: str, refinements: Refinements) -> bytes:
     """The members ``"facets":{...},"facets_truncated":[...]`` of page 1's meta, serialized (as ``serialize.dumps``
     writes them): per faceted filter, each refinement's value, count and URL under this sort (or the default
-    order, where the refinement does not publish it); the names of the facets cut short."""
+    order, where the first refinement does not publish it); the names of the facets cut short."""
     if not refinements:
         return NO_FACETS
     facets = []
     for name, (values, _) in refinements.items():
-        refined_sort = sort if sort in combos[values[0][2]].sorts else route.default_sort
+        refined_sort = sort if sort in values[0][3].sorts else route.default_sort
         page = f"/{route.page_file(refined_sort, 1)}"
         entries = b",".join([
-            b'{"value":%s,"count":%d,"url":%s}' % (_value(value), count, serialize.string(folders[refined] + page))
-            for value, count, refined in values
+            b'{"value":%s,"count":%d,"url":%s}' % (_value(value), count, serialize.string(folder + page))
+            for value, count, folder, _ in values
         ])
         facets.append(serialize.string(name) + b":[" + entries + b"]")
     cut = b",".join([serialize.string(name) for name, (_, short) in refinements.items() if short])
@@ -197,41 +164,70 @@ def _filters(route: ListRoute, active: dict[str, str]) -> bytes:
     """The page meta's ``filters`` object, serialized (as ``serialize.dumps`` writes it): the applied filters in
     declaration order, ladder and year values as numbers."""
     return b"{" + b",".join([
-        serialize.string(f.name) + b":" + _value(_typed(f, active[f.name])) for f in route.filters if f.name in active
+        serialize.string(f.name) + b":" + _value(typed(f, active[f.name])) for f in route.filters if f.name in active
     ]) + b"}"
 
 
+class _Positions:
+    """The rows of ``_members`` one after the other, fetched ``batch`` at a time by ``rowid``."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection, batch: int) -> None:
+        self._con, self._batch = con, batch
+        self._held: list[int] = []
+        self._start = self._at = 0
+
+    def skip(self, count: int) -> None:
+        self._at += count
+
+    def take(self, count: int) -> list[int]:
+        out: list[int] = []
+        while len(out) < count:
+            offset = self._at - self._start
+            if not 0 <= offset < len(self._held):
+                self._start, offset = self._at, 0
+                self._held = [i for (i,) in self._con.execute(
+                    "SELECT _idx FROM _members WHERE rowid >= $1 AND rowid < $2 ORDER BY rowid",
+                    [self._at, self._at + self._batch]).fetchall()]
+                if not self._held:
+                    raise RuntimeError("fewer positions than the combinations count")
+            found = self._held[offset: offset + count - len(out)]
+            out += found
+            self._at += len(found)
+        return out
+
+
 def _pages(
-    route: ListRoute, folder: str, filters: bytes, sort: str, ids: list[int],
-    rows: list[bytes], meta: bytes, first_page_meta: bytes, inputs: str = "",
-) -> list[Page]:
-    """The pages of one non-empty result set (in ``folder``) under one sort (``ids``: positions in ``rows``, the
-    serialized rows in that sort's order); page 1 also carries ``first_page_meta``.
+    route: ListRoute, folder: str, filters: bytes, sort: str, total: int, positions: _Positions,
+    rows: Sequence[bytes], meta: bytes, first_page_meta: bytes, inputs: str = "",
+) -> Iterator[Page]:
+    """The pages of one non-empty result set (in ``folder``) of ``total`` rows under one sort: its rows' positions
+    in ``rows`` (the serialized rows) come from ``positions`` in that sort's order, a page at a time; page 1 also
+    carries ``first_page_meta``.
 
     Each page is ``{"data", "meta": {total, page, per_page, pages, sort, filters, **meta, **first_page_meta},
     "links"}``, assembled from fragments serialized once per result set (``meta``: the members of the route's
     constant meta object, and ``first_page_meta``, already serialized members); each carries ``inputs``."""
     per_page = route.per_page
-    total = len(ids)
     pages = -(-total // per_page)
     tail = b"," + meta if meta else b""
     first = b"," + first_page_meta if first_page_meta else b""
-    paths = [f"{folder}/{route.page_file(sort, page)}" for page in range(1, pages + 1)]
-    links = [serialize.string(path) for path in paths]
+
+    def link(page: int) -> bytes:
+        return serialize.string(f"{folder}/{route.page_file(sort, page)}")
+
     common = b'"per_page":%d,"pages":%d,"sort":%s,"filters":%s' % (
         per_page, pages, serialize.string(sort), filters) + tail
-    out = []
+    first_link, last_link = link(1), link(pages)
     for page in range(1, pages + 1):
-        chunk = ids[(page - 1) * per_page : page * per_page]
-        out.append(Page(paths[page - 1], b"".join((
+        chunk = positions.take(min(per_page, total - (page - 1) * per_page))
+        yield Page(f"{folder}/{route.page_file(sort, page)}", b"".join((
             b'{"data":[\n', b",\n".join([rows[i] for i in chunk]), b'\n],"meta":{"total":%d,"page":%d,' % (total, page),
             common, first if page == 1 else b"",
-            b'},"links":{"self":', links[page - 1], b',"first":', links[0],
-            b',"prev":', links[page - 2] if page > 1 else b"null",
-            b',"next":', links[page] if page < pages else b"null",
-            b',"last":', links[-1], b"}}\n",
-        )), inputs))
-    return out
+            b'},"links":{"self":', link(page), b',"first":', first_link,
+            b',"prev":', link(page - 1) if page > 1 else b"null",
+            b',"next":', link(page + 1) if page < pages else b"null",
+            b',"last":', last_link, b"}}\n",
+        )), inputs)
 
 
 def _domains(route: ListRoute, single: list[tuple[str, str]]) -> dict[str, list[str]]:
@@ -239,7 +235,7 @@ def _domains(route: ListRoute, single: list[tuple[str, str]]) -> dict[str, list[
     combination."""
     by_name = {f.name: f for f in route.filters}
     return {
-        flt.name: sorted({v for n, v in single if n == flt.name}, key=lambda v: (_typed(by_name[flt.name], v), v))
+        flt.name: sorted({v for n, v in single if n == flt.name}, key=lambda v: (typed(by_name[flt.name], v), v))
         for flt in route.filters
     }
 
@@ -264,35 +260,34 @@ def render(
     """Every page of one listing route that has rows: each non-empty combination, each of its sorts, each page,
     from the rows ``materialize`` made.
 
-    Each combination's pages are determined by its folder (its filters, hence its sorts) and its key
-    (``Combo.key``: a digest of its rows' content, from which the order under each sort and every facet count
-    follow, and of the dataset's metadata). ``reuse`` may carry a
-    combination's pages over instead (a rebuild where few rows changed renders few combinations); the pages
-    rendered carry the key in ``Page.inputs``. The values each filter takes alone (the ones that have files) go into
-    ``domains_out``."""
-    rows = load_rows(con, route)
-    rank(con, route)
-    index = query_index(con, route)
-    if index is not None and route.index_file is not None:
-        yield Page(route.index_file, index)
-        yield from (Page(path, body) for path, body in prefix_answers(con, route, rows))
-    ranked = {  # the serialized rows in each sort's order
-        sort: [rows[i] for (i,) in con.execute(f"SELECT _idx FROM rows ORDER BY _r{n}").fetchall()]
-        for n, sort in enumerate(route.sort_values)
-    }
-    meta = serialize.members(base_meta(info))
-    combos = combinations(con, route, unit_key(meta))
-    refinements = facets(route, combos)
-    if domains_out is not None:
-        domains_out.update(_domains(route, [next(iter(key)) for key in combos if len(key) == 1]))
-    folders = {key: route.folder(dict(key)) for key in combos}
-    for key in sorted(combos, key=folders.__getitem__):  # in folder order: one order whatever the query's
-        sorts, lists, inputs = combos[key]
-        folder = folders[key]
-        if reuse is not None and reuse(folder, inputs):
-            continue
-        filters = _filters(route, dict(key))
-        for sort, ids in zip(sorts, lists, strict=True):
-            first = _facet_meta(route, sort, refinements.get(key, {}), combos, folders)
-            yield from _pages(route, folder, filters, sort, ids, ranked[sort], meta, first,
-                              inputs if reuse is not None else "")
+    Each combination's pages are determined by its folder (its filters, hence its sorts) and its key (a digest of
+    its rows' content, from which the order under each sort and every facet count follow, and of the dataset's
+    metadata: ``combinations``). ``reuse`` may carry a combination's pages over instead (a rebuild where few rows
+    changed renders few combinations); the pages rendered carry the key in ``Page.inputs``. The values each filter
+    takes alone (the ones that have files) go into ``domains_out``."""
+    rows = Rows(con, route)
+    try:
+        rank(con, route)
+        index = query_index(con, route)
+        if index is not None and route.index_file is not None:
+            yield Page(route.index_file, index)
+            yield from (Page(path, body) for path, body in prefix_answers(con, route, rows))  # type: ignore[arg-type]
+        meta = serialize.members(base_meta(info))
+        found = combinations(con, route, unit_key(meta))
+        if domains_out is not None:
+            domains_out.update(_domains(route, singles(con, route)))
+        positions = _Positions(con, BATCH)
+        everything = route.sort_values
+        for key, folder, count, inputs, shape, refinements in walk(con, route, found):
+            if reuse is not None and reuse(folder, inputs):
+                positions.skip(count * len(shape.paged))
+                continue
+            filters = _filters(route, key)
+            for sort in shape.paged:
+                first = _facet_meta(route, everything[sort], refinements)
+                yield from _pages(route, folder, filters, everything[sort], count, positions, rows, meta, first,
+                                  inputs if reuse is not None else "")
+    finally:
+        rows.close()
+        for table in TEMP_TABLES:
+            con.execute(f"DROP TABLE IF EXISTS {table}")
