@@ -173,10 +173,11 @@ def singles(con: duckdb.DuckDBPyConnection, route: ListRoute) -> list[tuple[str,
 
 def walk(
     con: duckdb.DuckDBPyConnection, route: ListRoute, found: dict[tuple[int, int], Shape],
-    step: int = COMBINATIONS,
+    step: int | None = None,
 ) -> Iterator[tuple[dict[str, str], str, int, str, Shape, Refinements]]:
-    """Each combination of ``_combos`` in folder order, ``step`` at a time with their facets: its applied filters,
-    folder, row count, key, shape and refinements."""
+    """Each combination of ``_combos`` in folder order, ``step`` (``COMBINATIONS``) at a time with their facets: its
+    applied filters, folder, row count, key, shape and refinements."""
+    step = step or COMBINATIONS
     width = len(route.filters)
     names = [f.name for f in route.filters]
     (total,) = con.execute("SELECT count(*) FROM _combos").fetchone() or (0,)

@@ -8,7 +8,6 @@ so no row is turned into Python values unless it has to be.
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Iterator
 
 import duckdb
@@ -40,18 +39,36 @@ BATCH = 5_000
 dataset's size (the rows themselves stay in DuckDB, which spills past its memory limit)."""
 
 
-def _source(con: duckdb.DuckDBPyConnection, route: DetailRoute, info: DatasetInfo) -> str:
-    """The route's query as a temporary table (its name), one row per resource with ``_n``, its position in the
-    route's order, stored in that order; made once per connection (the shards of a route share it)."""
-    source = f"{route.name}_details"
-    if con.execute("SELECT count(*) FROM duckdb_tables() WHERE temporary AND table_name = $1",
-                   [source]).fetchone()[0]:  # type: ignore[index]
-        return source
+def _query(route: DetailRoute, info: DatasetInfo) -> tuple[str, dict[str, object]]:
     sql = read_sql(route.rows_sql)
-    params = sql_params(sql, info) | {name: value for name, value in _PARAMETERS.items() if f"${name}" in sql}
-    con.execute(f"CREATE TEMP TABLE {source} AS SELECT row_number() OVER (ORDER BY {route.order}) - 1 AS _n, * "
-                f"FROM ({sql}) ORDER BY _n", params)
-    return source
+    return sql, sql_params(sql, info) | {name: value for name, value in _PARAMETERS.items() if f"${name}" in sql}
+
+
+def _source(
+    con: duckdb.DuckDBPyConnection, route: DetailRoute, info: DatasetInfo, shard: tuple[int, int] = (0, 1),
+) -> tuple[str, int, int]:
+    """The resources of ``shard`` (``shard_range``) as a temporary table (its name), one row per resource with
+    ``_n``, its position in the route's order, stored in that order; and the positions ``[low, high)`` it holds.
+
+    The route's query is run for the shard's range of its order only (DuckDB pushes the range into the query's
+    aggregates, so what it holds is the shard's, whatever the route's size), after its keys alone (DuckDB leaves
+    out what they do not need) gave the range."""
+    sql, params = _query(route, info)
+    order = route.order
+    (total,) = con.execute(f"SELECT count(*) FROM ({sql})", params).fetchone()  # type: ignore[misc]
+    low, high = shard_range(total, shard)
+    source = f"{route.name}_details"
+    con.execute(f"DROP TABLE IF EXISTS {source}")
+    if low >= high:
+        con.execute(f"CREATE TEMP TABLE {source} AS SELECT {low}::BIGINT AS _n, * FROM ({sql}) WHERE false", params)
+        return source, low, high
+    first, last = con.execute(
+        f"SELECT min({order}), max({order}) FROM (SELECT {order}, row_number() OVER (ORDER BY {order}) - 1 AS _n "
+        f"FROM ({sql})) WHERE _n >= {low} AND _n < {high}", params).fetchone()  # type: ignore[misc]
+    con.execute(f"CREATE TEMP TABLE {source} AS SELECT row_number() OVER (ORDER BY {order}) - 1 + {low} AS _n, * "
+                f"FROM ({sql}) WHERE {order} >= $_first AND {order} <= $_last ORDER BY _n",
+                params | {"_first": first, "_last": last})
+    return source, low, high
 
 
 def drop(con: duckdb.DuckDBPyConnection, route: DetailRoute) -> None:
@@ -59,21 +76,15 @@ def drop(con: duckdb.DuckDBPyConnection, route: DetailRoute) -> None:
     con.execute(f"DROP TABLE IF EXISTS {route.name}_details")
 
 
-@contextlib.contextmanager
-def _rows(con: duckdb.DuckDBPyConnection, route: DetailRoute, info: DatasetInfo) -> Iterator[str]:
-    """The route's query as a temporary table (its name), one row per resource."""
-    try:
-        yield _source(con, route, info)
-    finally:
-        drop(con, route)
-
-
 def bodies(con: duckdb.DuckDBPyConnection, route: DetailRoute, info: DatasetInfo) -> Iterator[tuple[tuple, bytes]]:
     """Every resource of ``route`` in its order: its keys (``route.key_names``: id first, or slug) and its body (the
     ``data`` of its file), over the loaded tables and views."""
-    with _rows(con, route, info) as source:
+    try:
+        source, _, _ = _source(con, route, info)
         keys = con.execute(f"SELECT {', '.join(route.key_names)} FROM {source} ORDER BY {route.order}").fetchall()
         yield from zip(keys, serialize.table_rows(con, route.model, source, route.order), strict=True)
+    finally:
+        drop(con, route)
 
 
 def shard_range(total: int, shard: tuple[int, int]) -> tuple[int, int]:
@@ -93,9 +104,7 @@ def detail_files(
     meta = base_meta(info)
     about = info.model_dump_json()
     first = route.key_names[0]
-    source = _source(con, route, info)
-    total = con.execute(f"SELECT count(*) FROM {source}").fetchone()[0]  # type: ignore[index]
-    low, high = shard_range(total, shard)
+    source, low, high = _source(con, route, info, shard)
     examples: list[str] = []
     batch = f"{route.name}_batch"
     for start in range(low, high, BATCH):
@@ -120,4 +129,5 @@ def detail_files(
             for name in names[1:]:  # the same file under its other names (a profile by id and by slug)
                 files.alias(route.file_path(name), route.file_path(names[0]), unit)
     con.execute(f"DROP TABLE IF EXISTS {batch}")
+    drop(con, route)
     return examples

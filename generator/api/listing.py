@@ -82,7 +82,8 @@ class Rows(Sequence[bytes]):
     ``_idx`` order, held in an unlinked scratch file where the connection spills (else the system's temporary folder)
     and read back by position: a listing task holds none of them but the page it assembles."""
 
-    def __init__(self, con: duckdb.DuckDBPyConnection, route: ListRoute, batch: int = BATCH) -> None:
+    def __init__(self, con: duckdb.DuckDBPyConnection, route: ListRoute, batch: int | None = None) -> None:
+        batch = batch or BATCH
         (spill,) = con.execute("SELECT current_setting('temp_directory')").fetchone() or ("",)
         folder = spill if spill and os.path.isabs(spill) else None
         if folder is not None:

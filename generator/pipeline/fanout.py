@@ -42,10 +42,13 @@ from generator.output.staged import LISTING_UNIT, SCRATCH_DIR, StagedFiles, Writ
 from generator.output.writer import OutputWriter
 
 PR_SET_PDEATHSIG = 1
-MEMORY_LIMIT = "2GB"
+MEMORY_LIMIT = "256MB"
 """DuckDB's memory limit in each process of a build (the build process, each worker, each Dask task thread): past it,
 tables and the operators that can spill do so into a folder of the staging folder's scratch space
-(``duckdb_config``). At 256 MB a 100k-company build failed: some operator of a listing route could not spill."""
+(``duckdb_config``). Its buffer pool also caches table pages up to the limit. No query of the render stage holds
+more than the limit: a listing route's combinations are counted, listed and ordered by operators that spill (no
+``list()`` aggregate over a route's rows: ``generator.api.combinations``), a profile shard's aggregates hold the
+shard's rows only (``details._source``)."""
 
 
 def duckdb_config(spill: str | None, threads: int | None = None) -> dict[str, object]:
