@@ -31,13 +31,13 @@ def published(root: Path) -> dict[str, str]:
 def read(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Files read and validated row by row by builds in this process."""
     names: list[str] = []
-    original = load_module.read_rows
+    original = load_module.read_blocks
 
-    def spy(path, table, issues):  # type: ignore[no-untyped-def]
+    def spy(path, *args, **kwargs):  # type: ignore[no-untyped-def]
         names.append(path.name)
-        return original(path, table, issues)
+        return original(path, *args, **kwargs)
 
-    monkeypatch.setattr(load_module, "read_rows", spy)
+    monkeypatch.setattr(load_module, "read_blocks", spy)
     return names
 
 

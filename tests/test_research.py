@@ -14,7 +14,7 @@ import pytest
 
 from generator.api import details, queries, responses
 from generator.api.registry import DETAIL_ROUTES
-from generator.dataset.database import load
+from generator.dataset.load import load
 from generator.dataset.schema import CompanyStatus
 
 from . import oracle

@@ -1,20 +1,40 @@
-"""The validated dataset in DuckDB: one table per input table, with column types from the models, loaded from the
-rows ``load.validate`` read (``load_into``) or from parquet files that hold them (``load_parquet``)."""
+"""The dataset in DuckDB: one table per input table, with column types from the models, loaded from rows in Python
+(``load_into``), block by block while they are validated (``Staging``: ``load.validate_into``) or from parquet
+files that hold them (``load_parquet``); and the checks across rows that run in DuckDB (``duplicates``,
+``missing``), so that no table's rows are all in Python at once."""
 
 from __future__ import annotations
 
 import datetime as dt
 import os
 import typing
-from collections.abc import Callable, Iterator
-from pathlib import Path
+from collections.abc import Callable, Iterator, Mapping
+from typing import Protocol
 
 import duckdb
 from pydantic_core import to_json
 
 from generator.dataset.cells import leaf_types
-from generator.dataset.load import ParsedTable, validate
-from generator.dataset.schema import TABLE_BY_NAME, DatasetInfo, Table
+from generator.dataset.issues import Issue
+from generator.dataset.schema import TABLE_BY_NAME, Table
+
+LINE = "_line"
+"""The column of a staged table that holds the line of the file where each row starts."""
+
+
+class Checked(Protocol):
+    """What reading a table's file found beside its valid rows (``load.ParsedTable``)."""
+
+    table: Table
+    invalid: list[dict[str, str | None]]
+    broken: bool
+
+
+class Rows(Protocol):
+    """A table's rows in Python (``load.ParsedTable``)."""
+
+    table: Table
+    rows: list[dict[str, object]]
 
 
 def duckdb_type(annotation: object) -> str:
@@ -43,7 +63,7 @@ def create_table(con: duckdb.DuckDBPyConnection, table: Table) -> list[str]:
 
 
 def load_into(
-    con: duckdb.DuckDBPyConnection, tables: dict[str, ParsedTable], scratch: Callable[[str], str] | None = None
+    con: duckdb.DuckDBPyConnection, tables: Mapping[str, Rows], scratch: Callable[[str], str] | None = None
 ) -> None:
     """Create one DuckDB table per input table from the validated rows, in the order of the table's key (the
     order of its parquet export, which a rebuild may load it from instead: ``reload.py``).
@@ -88,8 +108,134 @@ def save_parquet(con: duckdb.DuckDBPyConnection, name: str, path: str) -> None:
     con.execute(f"COPY {name} TO '{quoted}' (FORMAT parquet)")
 
 
-def load(data_dir: Path, con: duckdb.DuckDBPyConnection) -> DatasetInfo:
-    """Validate ``data_dir`` and load it into ``con``; raise ``DataError`` if anything is wrong."""
-    info, tables = validate(data_dir)
-    load_into(con, tables)
-    return info
+class Staging:
+    """One input table being validated, in DuckDB: its valid rows, appended a block at a time with the line each
+    starts on (``LINE``), until ``finish`` makes the table itself of them, in key order (as ``load_into``)."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection, table: Table, scratch: Callable[[str], str]) -> None:
+        self.con, self.table, self.name = con, table, staged(table.name)
+        self.rows_in = 0
+        """Rows appended (a table of none or one needs no query to check)."""
+        self.checked: Checked | None = None
+        """What reading the table's file found beside its valid rows (``load.read_into``)."""
+        self._path = scratch(f"rows-{table.name}.json")
+        self._columns = [*_columns(table), (LINE, "BIGINT")]
+        con.execute(f"CREATE OR REPLACE TABLE {self.name} "
+                    f"({', '.join(f'{quoted(c)} {t}' for c, t in self._columns)})")
+
+    def append(self, rows: list[dict[str, object]], lines: list[int]) -> None:
+        """Append valid rows (their dicts get ``LINE``) through a JSON file, as ``load_into`` loads them."""
+        for row, line in zip(rows, lines, strict=True):
+            row[LINE] = line
+        self.rows_in += len(rows)
+        with open(self._path, "wb") as handle:
+            handle.write(to_json(rows))
+        types = ", ".join(f"'{c}': '{t}'" for c, t in self._columns)
+        try:
+            self.con.execute(f"INSERT INTO {self.name} SELECT {quoted(*(c for c, _ in self._columns))} FROM "
+                             f"read_json($1, columns={{{types}}}, format='array')", [self._path])
+        finally:
+            os.remove(self._path)
+
+    def clear(self) -> None:
+        self.con.execute(f"DELETE FROM {self.name}")
+        self.rows_in = 0
+
+    def rows(self) -> Iterator[tuple[int, dict[str, object]]]:
+        """The staged rows in the file's order: (line, the row's values by column)."""
+        names = [c for c, _ in _columns(self.table)]
+        cursor = self.con.execute(f"SELECT {LINE}, {quoted(*names)} FROM {self.name} ORDER BY {LINE}")
+        while batch := cursor.fetchmany(10_000):
+            for line, *values in batch:
+                yield line, dict(zip(names, values, strict=True))
+
+    def finish(self) -> None:
+        """The table itself, in key order; the staged rows are dropped."""
+        names = create_table(self.con, self.table)
+        self.con.execute(f"INSERT INTO {self.table.name} SELECT {quoted(*names)} FROM {self.name} "
+                         f"ORDER BY {quoted(*self.table.key)}")
+        self.drop()
+
+    def drop(self) -> None:
+        self.con.execute(f"DROP TABLE IF EXISTS {self.name}")
+
+
+def duplicates(con: duckdb.DuckDBPyConnection, staged: str, columns: tuple[str, ...]) -> Iterator[tuple]:
+    """The rows of a staged table whose ``columns`` (none null) hold the values of a row on an earlier line, by
+    line: (line, the value or the tuple of values, the first line that holds it)."""
+    names, where = quoted(*columns), " AND ".join(f"{quoted(c)} IS NOT NULL" for c in columns)
+    on = " AND ".join(f"s.{quoted(c)} = d.{quoted(c)}" for c in columns)
+    cursor = con.execute(
+        f"WITH d AS (SELECT {names}, min({LINE}) AS first FROM {staged} WHERE {where} GROUP BY ALL "
+        f"HAVING count(*) > 1) SELECT s.{LINE}, {', '.join(f's.{quoted(c)}' for c in columns)}, d.first "
+        f"FROM {staged} s JOIN d ON {on} WHERE s.{LINE} > d.first ORDER BY s.{LINE}")
+    while batch := cursor.fetchmany(10_000):
+        for line, *values, first in batch:
+            yield line, values[0] if len(values) == 1 else tuple(values), first
+
+
+def missing(
+    con: duckdb.DuckDBPyConnection, child: str, column: str, target: str, target_column: str,
+    also: list[str], lines: bool = True,
+) -> duckdb.DuckDBPyConnection:
+    """A cursor over the values of ``child.column`` (not null) that are not values of ``target.target_column``
+    nor ``also``, compared as Python's ``str`` shows them (a null as ``None``), with their lines (``LINE``) in
+    order if ``lines``. ``child`` and ``target`` are relations: a table's name or ``read_parquet('...')``."""
+    known = (f"SELECT coalesce(CAST({quoted(target_column)} AS VARCHAR), 'None') FROM {target} "
+             f"UNION ALL SELECT unnest($1::VARCHAR[])")
+    select = f"{LINE}, {quoted(column)}" if lines else quoted(column)
+    return con.execute(
+        f"SELECT {select} FROM {child} WHERE {quoted(column)} IS NOT NULL AND CAST({quoted(column)} AS VARCHAR) "
+        f"NOT IN ({known}){f' ORDER BY {LINE}' if lines else ' LIMIT 1'}", [also])
+
+
+def check_unique(staging: Staging, issues: list[Issue]) -> None:
+    """The primary key and unique columns of one table hold no value twice."""
+    table = staging.table
+    for columns in (table.key, *((c,) for c in table.unique)) if staging.rows_in > 1 else ():
+        for line, value, first in duplicates(staging.con, staging.name, columns):
+            issues.append(Issue(
+                table.file_name, line, ",".join(columns), f"duplicate value {value!r} (first on line {first})",
+            ))
+
+
+def check_references(con: duckdb.DuckDBPyConnection, staged: Mapping[str, Staging], issues: list[Issue]) -> None:
+    """Every foreign key of a staged table points at an existing row: of the target's staged rows and invalid
+    rows (their keys exist, so one bad row is reported once, not again by every row that points at it), or of
+    its loaded table where it is not staged. References into a broken file are summarised."""
+    for staging in staged.values():
+        for fk in staging.table.foreign_keys if staging.rows_in else ():
+            target = staged[fk.table].checked if fk.table in staged else None
+            also = [str(row[fk.target]) for row in target.invalid] if target else []
+            into = staged[fk.table].name if target else fk.table
+            cursor = missing(con, staging.name, fk.column, into, fk.target, also)
+            if target is not None and target.broken:
+                _consequence(cursor, staging.table.file_name, fk.column, fk.table, issues)
+                continue
+            while batch := cursor.fetchmany(10_000):
+                issues.extend(Issue(staging.table.file_name, line, fk.column,
+                                    f"{value!r} does not exist in {fk.table}.csv column {fk.target}")
+                              for line, value in batch)
+
+
+def _consequence(cursor: duckdb.DuckDBPyConnection, file: str, column: str, target: str,
+                 issues: list[Issue]) -> None:
+    """One issue for every reference into a file that could not be read whole."""
+    first, count = cursor.fetchmany(6), 0
+    while batch := cursor.fetchmany(10_000):
+        count += len(batch)
+    if not first:
+        return
+    count += len(first)
+    lines = ", ".join(str(line) for line, _ in first[:5]) + (", ..." if count > 5 else "")
+    issues.append(Issue(
+        file, first[0][0], column,
+        f"{count} value(s) not found in {target}.csv (lines {lines}; first {first[0][1]!r}), "
+        f"which has errors listed above: fix those first",
+        rank=2,
+    ))
+
+
+def staged(name: str) -> str:
+    """The name of a table's staged rows."""
+    return f"_staged_{name}"

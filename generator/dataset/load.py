@@ -13,45 +13,27 @@ into such a file, which would otherwise each be reported as missing.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import datetime as dt
+import functools
 import json
+import os
+import tempfile
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import duckdb
 from pydantic import ValidationError
 
 from generator.dataset.cells import leaf_types
+from generator.dataset.database import Staging, check_references, check_unique
+from generator.dataset.issues import DataError, Issue
 from generator.dataset.lines import Lines, bad_utf8
-from generator.dataset.schema import RESERVED_SLUGS, TABLES, DatasetInfo, ForeignKey, Table
+from generator.dataset.schema import RESERVED_SLUGS, TABLES, DatasetInfo, Table
 
 DATASET_INFO_FILE = "dataset.json"
-
-
-@dataclass(frozen=True, order=True)
-class Issue:
-    """One problem in the input data."""
-
-    file: str
-    line: int
-    column: str
-    reason: str
-    rank: int = field(default=1, compare=False)
-    """0: the file cannot be read whole; 1: a problem of one row; 2: a consequence of a rank-0 problem."""
-
-    def __str__(self) -> str:
-        where = f"{self.file}:{self.line}" if self.line else self.file
-        return f"{where}: column {self.column}: {self.reason}" if self.column else f"{where}: {self.reason}"
-
-
-class DataError(Exception):
-    """The input dataset is invalid; ``issues`` lists every problem found."""
-
-    def __init__(self, issues: list[Issue]) -> None:
-        self.issues = sorted(issues, key=lambda issue: (issue.rank, issue))
-        shown = "\n".join(f"  {issue}" for issue in self.issues[:200])
-        more = f"\n  ... and {len(self.issues) - 200} more" if len(self.issues) > 200 else ""
-        super().__init__(f"{len(self.issues)} problem(s) in the dataset:\n{shown}{more}")
 
 
 @dataclass
@@ -65,6 +47,8 @@ class ParsedTable:
     row is reported once instead of again by every row that points at it."""
     broken: bool = False
     """Some of the file could not be read into rows: references into it are summarised, not listed."""
+    unreadable: bool = False
+    """The file could not be read at all (missing, not UTF-8): reported as one problem, none of its rows kept."""
 
 
 def read_dataset_info(data_dir: Path) -> DatasetInfo:
@@ -97,17 +81,39 @@ says how many lines were left unread: millions of bad rows are reported at once,
 them. The rows read are still checked (unique keys, references); references into the file are summarised."""
 
 
+BLOCK_ROWS = 10_000
+"""Rows parsed, checked and appended to DuckDB at a time (where a call gives no ``block``): a table's rows are
+never all in Python at once."""
+
+
 def read_rows(path: Path, table: Table, issues: list[Issue], limit: int = PROBLEMS_PER_TABLE) -> ParsedTable:
-    """Parse and validate one CSV file row by row, a block at a time; problems go to ``issues`` (at most
-    ``limit``, then one that says where reading stopped)."""
+    """Parse and validate one CSV file row by row into Python (``read_blocks``, every block kept)."""
+    parsed = ParsedTable(table, [], [])
+    for block in read_blocks(path, parsed, issues, limit):
+        parsed.rows += block.rows
+        parsed.lines += block.lines
+    if parsed.unreadable:
+        parsed.rows, parsed.lines = [], []
+    return parsed
+
+
+def read_blocks(
+    path: Path, state: ParsedTable, issues: list[Issue], limit: int = PROBLEMS_PER_TABLE, block: int | None = None
+) -> Iterator[ParsedTable]:
+    """Parse and validate one CSV file row by row, handing out its valid rows ``block`` at a time; problems go
+    to ``issues`` (at most ``limit``, then one that says where reading stopped). ``state`` (its table, no rows)
+    gets the invalid rows and whether the file is broken; where it is ``unreadable``, the blocks handed out are
+    void: the whole file is reported as one problem."""
+    table = state.table
     name = table.file_name
     found: list[Issue] = []
     try:
         with open(path, "rb") as handle:
-            return _parse(Lines(handle), table, found, limit)
+            yield from _parse(Lines(handle), state, found, limit, block or BLOCK_ROWS)
+            return
     except FileNotFoundError:
         if table.optional:  # a folder from before the table: none of its rows
-            return ParsedTable(table, [], [])
+            return
         found = [Issue(name, 0, "", "file is missing", rank=0)]
     except UnicodeDecodeError:  # the whole file is reported as this one problem
         line, column, byte = bad_utf8(path) or (0, 0, 0)
@@ -117,18 +123,21 @@ def read_rows(path: Path, table: Table, issues: list[Issue], limit: int = PROBLE
         found = [Issue(name, 0, "", _unreadable(error), rank=0)]
     finally:
         issues.extend(found)
-    return ParsedTable(table, [], [], broken=True)
+    state.invalid, state.broken, state.unreadable = [], True, True
 
 
-def _parse(lines: Lines, table: Table, issues: list[Issue], limit: int) -> ParsedTable:
-    parsed, name = ParsedTable(table, [], [], broken=True), table.file_name  # broken until the header is read
+def _parse(
+    lines: Lines, parsed: ParsedTable, issues: list[Issue], limit: int, size: int
+) -> Iterator[ParsedTable]:
+    table = parsed.table
+    parsed.broken, name = True, table.file_name  # broken until the header is read
     fields = list(table.model.model_fields)
     reader = csv.reader(lines, strict=True)
     try:
         header = next(reader, None)
     except csv.Error as error:
         issues.append(Issue(name, 1, "", f"malformed CSV: {error}", rank=0))
-        return parsed
+        return
     # Columns added to the format later sit at the end and are optional: a file written before them still loads.
     absent = fields[len(header):] if header is not None and header == fields[: len(header)] else None
     if absent is not None and all(not table.model.model_fields[f].is_required() for f in absent):
@@ -146,12 +155,16 @@ def _parse(lines: Lines, table: Table, issues: list[Issue], limit: int) -> Parse
         if not detail:
             detail.append("columns out of order")
         issues.append(Issue(name, 1, "", f"header must be {','.join(fields)} ({'; '.join(detail)})", rank=0))
-        return parsed
+        return
     parsed.broken = False
     model = table.model
     validate_row = model.__pydantic_validator__.validate_python  # model_validate without its wrapper's cost
+    block = ParsedTable(table, [], [])
     line = 1
     while len(issues) < limit:
+        if len(block.rows) >= size:
+            yield block
+            block = ParsedTable(table, [], [])
         start = line + 1  # the record's first line
         try:
             values = next(reader)
@@ -181,15 +194,16 @@ def _parse(lines: Lines, table: Table, issues: list[Issue], limit: int) -> Parse
                 issues.append(Issue(name, start, column, f"{reason}{shown}"))
             parsed.invalid.append(record)
             continue
-        parsed.rows.append(row.__dict__)  # the field values, as model_dump() gives them for these flat models
-        parsed.lines.append(start)
+        block.rows.append(row.__dict__)  # the field values, as model_dump() gives them for these flat models
+        block.lines.append(start)
     else:
         left = lines.rest()
         if left:
             issues.append(Issue(name, line + 1, "", f"stopped after {len(issues)} problems: {left:,} line(s) from "
                                                     "here on were not read", rank=1))
             parsed.broken = True  # references into the rows not read are summarised
-    return parsed
+    if block.rows:
+        yield block
 
 
 def _csv_error(error: csv.Error, start: int, end: int) -> str:
@@ -201,80 +215,25 @@ def _csv_error(error: csv.Error, start: int, end: int) -> str:
     return reason
 
 
-def _key_of(row: dict[str, object], columns: tuple[str, ...]) -> object:
-    return row[columns[0]] if len(columns) == 1 else tuple(row[c] for c in columns)
-
-
-def read_table(data_dir: Path, table: Table, as_of: dt.date | None, issues: list[Issue]) -> ParsedTable:
-    """Parse and validate one table's file and check what concerns it alone: its key and unique columns, its
-    slugs and (with the dataset's ``as_of``) its dates. References across tables are checked apart."""
-    parsed = read_rows(data_dir / table.file_name, table, issues)
-    check_unique(parsed, issues)
-    check_slugs({table.name: parsed}, issues)
-    if as_of is not None:
-        check_dates({table.name: parsed}, as_of, issues)
-    return parsed
-
-
-def _check_references(tables: dict[str, ParsedTable], issues: list[Issue]) -> None:
-    """Every foreign key points at an existing row."""
-    targets: dict[tuple[str, str], set[str]] = {}
-    for parsed in tables.values():
-        for fk in parsed.table.foreign_keys:
-            target_key = (fk.table, fk.target)
-            if target_key not in targets:
-                targets[target_key] = key_values(tables[fk.table], fk.target)
-            check_references(parsed, fk, targets[target_key], tables[fk.table].broken, issues)
-
-
-def check_unique(parsed: ParsedTable, issues: list[Issue]) -> None:
-    """The primary key and unique columns of one table hold no value twice."""
-    table = parsed.table
-    for columns in (table.key, *((c,) for c in table.unique)):
-        seen: dict[object, int] = {}
-        for row, line in zip(parsed.rows, parsed.lines, strict=True):
-            value = _key_of(row, columns)
-            if value is None or (isinstance(value, tuple) and None in value):
-                continue
-            if value in seen:
-                issues.append(Issue(
-                    table.file_name, line, ",".join(columns),
-                    f"duplicate value {value!r} (first on line {seen[value]})",
-                ))
-            else:
-                seen[value] = line
-
-
-def key_values(parsed: ParsedTable, column: str) -> set[str]:
-    """The values of a column a foreign key points at, as text, invalid rows included (their keys exist)."""
-    return {str(row[column]) for row in (*parsed.rows, *parsed.invalid)}
-
-
-def check_references(
-    parsed: ParsedTable, fk: ForeignKey, known: set[str], target_broken: bool, issues: list[Issue]
-) -> None:
-    """Every value of one foreign key column is one of ``known`` (the target column's values, as text)."""
-    missing = [(line, row[fk.column]) for row, line in zip(parsed.rows, parsed.lines, strict=True)
-               if row[fk.column] is not None and str(row[fk.column]) not in known]
-    if missing and target_broken:
-        issues.append(_consequence(parsed.table.file_name, fk.column, fk.table, missing))
-        return
-    for line, value in missing:
-        issues.append(Issue(
-            parsed.table.file_name, line, fk.column,
-            f"{value!r} does not exist in {fk.table}.csv column {fk.target}",
-        ))
-
-
-def _consequence(file: str, column: str, target: str, missing: list[tuple[int, object]]) -> Issue:
-    """One issue for every reference into a file that could not be read whole."""
-    lines = ", ".join(str(line) for line, _ in missing[:5]) + (", ..." if len(missing) > 5 else "")
-    return Issue(
-        file, missing[0][0], column,
-        f"{len(missing)} value(s) not found in {target}.csv (lines {lines}; first {missing[0][1]!r}), "
-        f"which has errors listed above: fix those first",
-        rank=2,
-    )
+def read_into(
+    staging: Staging, data_dir: Path, as_of: dt.date | None, issues: list[Issue], block: int | None = None
+) -> ParsedTable:
+    """Parse and validate one table's file into ``staging`` a block at a time and check what concerns it alone:
+    its key and unique columns, its slugs and (with the dataset's ``as_of``) its dates. Returns its state (no
+    rows: they are staged). References across tables are checked apart (``check_references``)."""
+    state, found = ParsedTable(staging.table, [], []), []
+    for rows in read_blocks(data_dir / staging.table.file_name, state, issues, block=block):
+        check_slugs({staging.table.name: rows}, found)
+        if as_of is not None:
+            check_dates({staging.table.name: rows}, as_of, found)
+        staging.append(rows.rows, rows.lines)
+    staging.checked = state
+    if state.unreadable:
+        staging.clear()
+        return state
+    issues.extend(found)
+    check_unique(staging, issues)
+    return state
 
 
 def check_slugs(tables: dict[str, ParsedTable], issues: list[Issue]) -> None:
@@ -306,20 +265,84 @@ def check_dates(tables: dict[str, ParsedTable], as_of: dt.date, issues: list[Iss
                     ))
 
 
-def validate(data_dir: Path) -> tuple[DatasetInfo, dict[str, ParsedTable]]:
-    """Read and check the whole dataset; raise ``DataError`` listing every problem."""
+def check_tables(
+    con: duckdb.DuckDBPyConnection, data_dir: Path, tables: list[Table], as_of: dt.date | None,
+    scratch: Callable[[str], str], issues: list[Issue], block: int | None = None,
+) -> dict[str, Staging]:
+    """Stage and check ``tables`` in ``con`` (references included: into the others, their loaded tables)."""
+    staged = {table.name: Staging(con, table, scratch) for table in tables}
+    for staging in staged.values():
+        read_into(staging, data_dir, as_of, issues, block)
+    check_references(con, staged, issues)
+    return staged
+
+
+def validate_into(
+    con: duckdb.DuckDBPyConnection, data_dir: Path, scratch: Callable[[str], str], block: int | None = None
+) -> DatasetInfo:
+    """Validate ``data_dir`` and load it into ``con`` (an empty database) a block of rows at a time; raise
+    ``DataError`` listing every problem (and leave no table)."""
+    info, staged = _check_all(con, data_dir, scratch, block)
+    for staging in staged.values():
+        staging.finish()
+    return info
+
+
+def _check_all(
+    con: duckdb.DuckDBPyConnection, data_dir: Path, scratch: Callable[[str], str], block: int | None
+) -> tuple[DatasetInfo, dict[str, Staging]]:
     issues: list[Issue] = []
     try:
         info: DatasetInfo | None = read_dataset_info(data_dir)
     except DataError as error:
         issues.extend(error.issues)
         info = None
-    as_of = info.as_of if info is not None else None
-    tables = {table.name: read_table(data_dir, table, as_of, issues) for table in TABLES}
-    _check_references(tables, issues)
+    staged = check_tables(con, data_dir, list(TABLES), info.as_of if info else None, scratch, issues, block)
     if issues or info is None:
+        for staging in staged.values():
+            staging.drop()
         raise DataError(issues)
-    return info, tables
+    return info, staged
 
 
-__all__ = ["DataError", "Issue", "validate", "read_dataset_info"]
+@contextlib.contextmanager
+def _scratch_database() -> Iterator[tuple[duckdb.DuckDBPyConnection, Callable[[str], str]]]:
+    """A DuckDB database of its own that spills into a temporary folder, and that folder for scratch files."""
+    with tempfile.TemporaryDirectory(prefix="validate-") as folder:
+        con = duckdb.connect(":memory:", config={"temp_directory": os.path.join(folder, "spill")})
+        try:
+            yield con, functools.partial(os.path.join, folder)
+        finally:
+            con.close()
+
+
+def _parsed(staging: Staging, state: ParsedTable | None = None) -> ParsedTable:
+    parsed = ParsedTable(staging.table, [], [], *((state.invalid, state.broken) if state else ()))
+    for line, row in staging.rows():
+        parsed.rows.append(row)
+        parsed.lines.append(line)
+    return parsed
+
+
+def read_table(data_dir: Path, table: Table, as_of: dt.date | None, issues: list[Issue]) -> ParsedTable:
+    """``read_into`` into Python: one table's valid rows, in the file's order."""
+    with _scratch_database() as (con, scratch):
+        staging = Staging(con, table, scratch)
+        return _parsed(staging, read_into(staging, data_dir, as_of, issues))
+
+
+def validate(data_dir: Path, block: int | None = None) -> tuple[DatasetInfo, dict[str, ParsedTable]]:
+    """Read and check the whole dataset into Python (``validate_into`` loads it into DuckDB instead); raise
+    ``DataError`` listing every problem."""
+    with _scratch_database() as (con, scratch):
+        info, staged = _check_all(con, data_dir, scratch, block)
+        return info, {name: _parsed(staging) for name, staging in staged.items()}
+
+
+def load(data_dir: Path, con: duckdb.DuckDBPyConnection) -> DatasetInfo:
+    """Validate ``data_dir`` and load it into ``con``; raise ``DataError`` if anything is wrong."""
+    with tempfile.TemporaryDirectory(prefix="validate-") as folder:
+        return validate_into(con, data_dir, functools.partial(os.path.join, folder))
+
+
+__all__ = ["DataError", "Issue", "validate", "validate_into", "read_dataset_info"]

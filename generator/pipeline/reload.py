@@ -16,7 +16,10 @@ build would, every file, line and column included.
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import os
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -24,7 +27,8 @@ import duckdb
 
 from generator.api.registry import EXPORT_ROUTE
 from generator.dataset import database, load
-from generator.dataset.load import DataError, Issue, ParsedTable
+from generator.dataset.database import Staging
+from generator.dataset.load import DataError, Issue
 from generator.dataset.schema import TABLES, DatasetInfo
 from generator.output.manifest import Previous, unit_key
 from generator.output.staged import listed_file
@@ -69,20 +73,22 @@ def validate_into(
     """Validate ``data_dir`` and load it into ``con`` (an empty database), reading the tables of ``reuse`` (from
     ``reusable``) from their parquet files; raise ``DataError`` listing every problem. Returns the dataset's
     metadata and the parquet file each table was loaded from (none where every table was read afresh).
-    ``scratch``: see ``database.load_into``."""
-    if reuse:
-        info = _changed_only(con, data_dir, reuse, scratch)
-        if info is not None:
-            return info, dict(reuse)
-        for table in TABLES:
-            con.execute(f"DROP TABLE IF EXISTS {table.name}")
-    info, tables = load.validate(data_dir)
-    database.load_into(con, tables, scratch)
-    return info, {}
+    ``scratch``: a temporary file's path for a name (the rows go to DuckDB through such files; None: a temporary
+    folder's)."""
+    with contextlib.ExitStack() as stack:
+        if scratch is None:
+            scratch = functools.partial(os.path.join, stack.enter_context(tempfile.TemporaryDirectory()))
+        if reuse:
+            info = _changed_only(con, data_dir, reuse, scratch)
+            if info is not None:
+                return info, dict(reuse)
+            for table in TABLES:
+                con.execute(f"DROP TABLE IF EXISTS {table.name}")
+        return load.validate_into(con, data_dir, scratch), {}
 
 
 def _changed_only(
-    con: duckdb.DuckDBPyConnection, data_dir: Path, reuse: dict[str, str], scratch: Callable[[str], str] | None
+    con: duckdb.DuckDBPyConnection, data_dir: Path, reuse: dict[str, str], scratch: Callable[[str], str]
 ) -> DatasetInfo | None:
     """Load the unchanged tables from parquet and validate the others; None where anything fails."""
     try:
@@ -91,28 +97,25 @@ def _changed_only(
     except (DataError, duckdb.Error):
         return None
     issues: list[Issue] = []
-    parsed = {t.name: load.read_table(data_dir, t, info.as_of, issues) for t in TABLES if t.name not in reuse}
-    if issues or not _references_hold(con, parsed, issues):
+    changed = [t for t in TABLES if t.name not in reuse]
+    staged = load.check_tables(con, data_dir, changed, info.as_of, scratch, issues)  # references from them too
+    if issues or not _references_hold(con, staged):
+        for staging in staged.values():
+            staging.drop()
         return None
-    database.load_into(con, parsed, scratch)
+    for staging in staged.values():
+        staging.finish()
     return info
 
 
-def _references_hold(con: duckdb.DuckDBPyConnection, parsed: dict[str, ParsedTable], issues: list[Issue]) -> bool:
-    """Every reference from or into a validated table points at an existing row (references between two
-    unchanged tables held in the previous build)."""
+def _references_hold(con: duckdb.DuckDBPyConnection, staged: dict[str, Staging]) -> bool:
+    """Every reference from an unchanged table into a validated one points at an existing row (references between
+    two unchanged tables held in the previous build; those from validated tables are checked with them)."""
     for table in TABLES:
         for fk in table.foreign_keys:
-            if table.name not in parsed and fk.table not in parsed:
+            if table.name in staged or fk.table not in staged:
                 continue
-            if fk.table in parsed:
-                known = load.key_values(parsed[fk.table], fk.target)
-            else:
-                known = {str(v) for (v,) in con.execute(f"SELECT DISTINCT {fk.target} FROM {fk.table}").fetchall()}
-            if table.name in parsed:
-                load.check_references(parsed[table.name], fk, known, False, issues)
-                continue
-            values = con.execute(f"SELECT DISTINCT {fk.column} FROM {table.name} WHERE {fk.column} IS NOT NULL")
-            if any(str(v) not in known for (v,) in values.fetchall()):
+            if database.missing(con, table.name, fk.column, staged[fk.table].name, fk.target, [], lines=False
+                                ).fetchone() is not None:
                 return False  # reported with its lines by the full validation
-    return not issues
+    return True

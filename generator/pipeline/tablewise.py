@@ -1,11 +1,11 @@
 """Validation and loading split by table across the worker processes (a clean build of a large dataset).
 
 The worker processes are started before validation (``fanout.start_pool``) and would otherwise wait for it. Here
-each input table is read, validated and checked on its own (``check_table``, in a worker): its rows one by one,
-its unique columns, slugs and dates, exactly as ``load.validate`` does. A table without problems is loaded into
-the worker's own DuckDB database in key order and handed over as a parquet file, which the build process and
+each input table is read, validated and checked on its own (``check_table``, in a worker): its rows a block at a
+time into the worker's own DuckDB database, its unique columns, slugs and dates, exactly as ``load.validate_into``
+does. A table without problems is put in key order and handed over as a parquet file, which the build process and
 the workers rendering the listings then load in one statement each; the references across tables are checked in
-the build process from the key values and foreign-key cells each worker reports.
+the build process by DuckDB, over the parquet files (``_references_hold``).
 
 Only a dataset without a single problem takes this path. Anything else (a problem in any table or reference,
 unreadable metadata) makes the build validate the whole dataset the usual way (``load.validate``), so a bad file
@@ -19,33 +19,26 @@ import functools
 import os
 from collections.abc import Callable
 from concurrent.futures import Executor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import duckdb
 
 from generator.dataset import database, load
+from generator.dataset.database import Staging
 from generator.dataset.load import DataError, Issue
-from generator.dataset.schema import TABLE_BY_NAME, TABLES, DatasetInfo, Table
+from generator.dataset.schema import TABLE_BY_NAME, TABLES, DatasetInfo
 from generator.pipeline import fanout
 
 
 @dataclass
 class TableCheck:
-    """What a worker reports of one table: its problems, the values other tables' references point at, its own
-    references, and the parquet file it was loaded into (None when it had problems)."""
+    """What a worker reports of one table: whether it has no problem, and then the parquet file it was loaded
+    into."""
 
     name: str
     clean: bool
-    keys: dict[str, set[str]] = field(default_factory=dict)
-    """Column -> its values as text, for each column a foreign key points at."""
-    references: dict[str, set[str]] = field(default_factory=dict)
-    """Foreign-key column -> its values (not empty) as text."""
     parquet: str | None = None
-
-
-def _targets(table: Table) -> list[str]:
-    return sorted({fk.target for t in TABLES for fk in t.foreign_keys if fk.table == table.name})
 
 
 _DATABASE: list[duckdb.DuckDBPyConnection] = []
@@ -60,23 +53,22 @@ def _database(spill: str) -> duckdb.DuckDBPyConnection:
 
 
 def check_table(data_dir: str, name: str, as_of: dt.date, parquet: str) -> TableCheck:
-    """Read, validate and check one table; if it has no problem, load it and write it to ``parquet``."""
-    table = TABLE_BY_NAME[name]
+    """Read, validate and check one table a block of rows at a time; if it has no problem, load it and write it
+    to ``parquet``."""
+    folder = os.path.dirname(parquet)
+    con = _database(os.path.join(folder, f"spill-{os.getpid()}-check"))
+    staging = Staging(con, TABLE_BY_NAME[name], functools.partial(os.path.join, folder))
     issues: list[Issue] = []
-    parsed = load.read_table(Path(data_dir), table, as_of, issues)
-    if issues or parsed.broken:
-        return TableCheck(name, clean=False)
-    check = TableCheck(name, clean=True, keys={column: load.key_values(parsed, column) for column in _targets(table)})
-    for fk in table.foreign_keys:
-        check.references[fk.column] = {str(row[fk.column]) for row in parsed.rows if row[fk.column] is not None}
-    con = _database(os.path.join(os.path.dirname(parquet), f"spill-{os.getpid()}-check"))
     try:
-        database.load_into(con, {name: parsed}, functools.partial(os.path.join, os.path.dirname(parquet)))
+        state = load.read_into(staging, Path(data_dir), as_of, issues)
+        if issues or state.broken:
+            return TableCheck(name, clean=False)
+        staging.finish()
         database.save_parquet(con, name, parquet)
     finally:
+        staging.drop()
         con.execute(f"DROP TABLE IF EXISTS {name}")
-    check.parquet = parquet
-    return check
+    return TableCheck(name, clean=True, parquet=parquet)
 
 
 def _file_size(path: Path) -> int:
@@ -103,7 +95,7 @@ def validate(
     }
     checks = {name: future.result() for name, future in futures.items()}
     files = {t.name: checks[t.name].parquet for t in TABLES}
-    if all(check.clean for check in checks.values()) and _references_hold(checks):
+    if all(check.clean for check in checks.values()) and _references_hold(files, scratch("spill-references")):
         return info, files  # type: ignore[return-value]
     for path in files.values():
         if path is not None:
@@ -111,9 +103,20 @@ def validate(
     return None
 
 
-def _references_hold(checks: dict[str, TableCheck]) -> bool:
-    for table in TABLES:
-        for fk in table.foreign_keys:
-            if not checks[table.name].references[fk.column] <= checks[fk.table].keys[fk.target]:
-                return False
+def _references_hold(files: dict[str, str | None], spill: str) -> bool:
+    """Every foreign key of every table's parquet file points at a row of its target's (in a DuckDB database of
+    its own, which reads only the columns concerned)."""
+    con = duckdb.connect(":memory:", config=fanout.duckdb_config(spill))
+    try:
+        for table in TABLES:
+            for fk in table.foreign_keys:
+                child, target = (_parquet(str(files[name])) for name in (table.name, fk.table))
+                if database.missing(con, child, fk.column, target, fk.target, [], lines=False).fetchone():
+                    return False
+    finally:
+        con.close()
     return True
+
+
+def _parquet(path: str) -> str:
+    return "read_parquet('{}')".format(path.replace("'", "''"))
