@@ -63,11 +63,9 @@ def check_table(data_dir: str, name: str, as_of: dt.date, parquet: str) -> Table
         state = load.read_into(staging, Path(data_dir), as_of, issues)
         if issues or state.broken:
             return TableCheck(name, clean=False)
-        staging.finish()
-        database.save_parquet(con, name, parquet)
+        staging.save_parquet(parquet)
     finally:
         staging.drop()
-        con.execute(f"DROP TABLE IF EXISTS {name}")
     return TableCheck(name, clean=True, parquet=parquet)
 
 
