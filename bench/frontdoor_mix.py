@@ -5,9 +5,10 @@ indexes and FTS), one run, same machine.
 The classes: ``one file`` (a filter value as people write it, a sort, a page: one published file), ``between
 rungs`` (any ``minValuation``, alone or with a sector), ``two filters, sort`` (two filters with a sort the files do
 not publish for them), ``short search`` (``/api/search?q=`` one or two letters, with or without ``type``),
-``several words`` (two words of a name), ``profile`` and ``export``. Each query is drawn from the data (names,
-values, prefixes that exist) with a fixed seed; each has its Datasette twin (same filter, order, page size, facets
-where the front door counts them).
+``several words`` (two words of a name), ``without files`` (what issue 39 took the files of: ``sort=valuation``,
+smallest first, and ``minValuation`` with two other filters), ``profile`` and ``export``. Each query is drawn
+from the data (names, values, prefixes that exist) with a fixed seed; each has its Datasette twin (same filter,
+order, page size, facets where the front door counts them).
 
 Datasette is a bench-only dependency (``pip install -e '.[bench]'``).
 """
@@ -29,7 +30,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import quote
 
-CLASSES = ("one file", "between rungs", "two filters, sort", "short search", "several words", "profile", "export")
+CLASSES = ("one file", "between rungs", "two filters, sort", "short search", "several words", "without files",
+           "profile", "export")
 PER_CLASS = 40
 RUNGS = (100_000_000, 1_000_000_000, 10_000_000_000, 100_000_000_000, 1_000_000_000_000)
 Query = tuple[str, str, str]
@@ -60,8 +62,16 @@ def mix(data: Path, seed: int = 1, per_class: int = PER_CLASS) -> list[Query]:
              f"/bench/companies.json?sector={sector}&_sort_desc=valuation_usd{facets}"),
             ("one file", f"/api/companies?country={country.upper()}&sort=name&page=2",
              f"/bench/companies.json?country={country}&_sort=name&_size=50&_next=50"),
-            ("one file", f"/api/companies?status={c['status']}&sort=valuation",
+            ("one file", f"/api/companies?status={c['status']}&sort=name",
+             f"/bench/companies.json?status={c['status']}&_sort=name{facets}"),
+        ]))
+        ladder = RUNGS[pick.randrange(3)]
+        out.append(pick.choice([
+            ("without files", f"/api/companies?status={c['status']}&sort=valuation",
              f"/bench/companies.json?status={c['status']}&_sort=valuation_usd{facets}"),
+            ("without files", f"/api/companies?sector={sector}&country={country}&minValuation={ladder}",
+             f"/bench/companies.json?sector={sector}&country={country}&valuation_usd__gte={ladder}"
+             f"&_sort_desc=valuation_usd{facets}"),
         ]))
         rung = pick.randrange(len(RUNGS) - 1)
         low = pick.randint(RUNGS[rung] + 1, RUNGS[rung + 1] - 1) // 1_000_000 * 1_000_000 + 500_000

@@ -180,9 +180,9 @@ class ListRoute:
     def sort_field(self, value: str) -> tuple[SortField, bool]:
         """The field and whether it is descending, for a sort value such as ``-valuation``."""
         name = value.removeprefix("-")
-        for sort in self.sorts:
-            if sort.name == name:
-                return sort, value.startswith("-")
+        named = [sort for sort in self.sorts if sort.name == name]  # one field may declare its directions apart
+        for sort in [s for s in named if value in s.values()] or named:
+            return sort, value.startswith("-")
         raise KeyError(value)
 
     @property

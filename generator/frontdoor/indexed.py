@@ -1,8 +1,9 @@
 """A listing query without a file of its own, answered through the route's query index (``api.query_index``): the
 index gives every row of the answer in the asked order (so its total), then, among the published combinations
 that hold the answer, the one whose pages hold the asked page's rows in the fewest files; only those pages are read.
-The first page of a prefix shorter than the indexed ones (``/api/search?q=a``) has a file of its own that says
-where its rows are, its total and its facets (``api.prefix_answers``): it and at most three pages are read.
+The first page of a prefix shorter than the indexed ones (``/api/search?q=a``) has an answer in a file of its
+first character's that says where its rows are, its total and its facets (``api.prefix_answers``): it and at most
+three pages are read.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import itertools
 import json
 from typing import Protocol
 
+from generator.api.prefix_answers import entry as prefix_entry
 from generator.api.prefix_answers import path as prefix_path
 from generator.api.query_index import decode
 from generator.frontdoor import values as primitives
@@ -79,10 +81,10 @@ def from_prefix(listing: Listing, values: dict[str, object], sort: str, page: in
     if not isinstance(word, list) or len(word) != 1 or len(word[0]) >= found["below"] or len(others) > 1 \
             or any(n not in found["with"] for n in others):
         return None
-    raw = listing.fetch(prefix_path(found, word[0], others))
-    if raw is None:
+    raw = listing.fetch(prefix_path(found, word[0]))
+    short = None if raw is None else json.loads(raw).get(prefix_entry(found, word[0], others))
+    if short is None:
         return None
-    short = json.loads(raw)
     files = []
     for path in short["files"]:
         body = listing.fetch(path)

@@ -844,13 +844,17 @@ export function parseIndex(raw) {
   return {...header, filters, orders};
 }
 
-/** generator/api/prefix_answers.py's path: the file of a short prefix's first page. */
-function prefixPath(found, prefix, context) {
-  const parts = [`${found.filter}=${prefix}`, ...[...context].map(([n, v]) => `${n}=${v}`)];
-  return `${found.folder}/${parts.join(",")}.json`;
+/** generator/api/prefix_answers.py's path and entry: the file of the short prefixes beginning with a character,
+ * and a prefix's first page's name in it. */
+function prefixPath(found, prefix) {
+  return `${found.folder}/${found.filter}=${prefix[0]}.json`;
 }
 
-// the first page of a short prefix (alone, or with one value of a filter `with` names) from its own file
+function prefixEntry(found, prefix, context) {
+  return [`${found.filter}=${prefix}`, ...[...context].map(([n, v]) => `${n}=${v}`)].join(",");
+}
+
+// the first page of a short prefix (alone, or with one value of a filter `with` names) from its first character's file
 async function fromPrefix(listing, values, sort, page) {
   const found = listing.route.prefixes;
   if (!found || page !== 1 || sort !== listing.route.default_sort) return null;
@@ -858,9 +862,14 @@ async function fromPrefix(listing, values, sort, page) {
   const others = new Map([...values].filter(([n]) => n !== found.filter).map(([n, v]) => [n, String(v)]));
   if (!Array.isArray(word) || word.length !== 1 || word[0].length >= found.below || others.size > 1
     || [...others.keys()].some((n) => !found.with.includes(n))) return null;
-  const raw = await listing.fetch(prefixPath(found, word[0], others));
+  const raw = await listing.fetch(prefixPath(found, word[0]));
   if (raw === null) return null;
-  const short = parseListing(asText(raw));
+  const text = asText(raw);  // one answer per line: "<entry>":{...},
+  const key = `\n${JSON.stringify(prefixEntry(found, word[0], others))}:`;
+  const at = text.indexOf(key);
+  if (at < 0) return null;
+  const line = text.slice(at + key.length, text.indexOf("\n", at + key.length));
+  const short = parseListing(line.endsWith(",") ? line.slice(0, -1) : line);
   const files = [];
   for (const path of short.files) {
     const body = await listing.fetch(path);
