@@ -55,7 +55,8 @@ def _source(
     out what they do not need) gave the range."""
     sql, params = _query(route, info)
     order = route.order
-    (total,) = con.execute(f"SELECT count(*) FROM ({sql})", params).fetchone()  # type: ignore[misc]
+    (total,) = con.execute(  # of the key: a count(*) keeps more of the query (at 300k companies, past 512 MB)
+        f"SELECT count({order}) FROM (SELECT {order} FROM ({sql}))", params).fetchone()  # type: ignore[misc]
     low, high = shard_range(total, shard)
     source = f"{route.name}_details"
     con.execute(f"DROP TABLE IF EXISTS {source}")
