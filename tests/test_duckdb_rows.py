@@ -52,7 +52,7 @@ def test_export_rows_are_the_models_bytes(embedded_db, table) -> None:  # type: 
     made = serialize.duckdb_rows(con, table.model, table.name, order)
     assert made is not None  # every table of the dataset (financials' doubles are within range)
     assert made == _by_model(con, table.model, table.name, order)
-    assert exports._json_rows(con, table) == made
+    assert [row for batch in exports._json_batches(con, table) for row in batch] == made
 
 
 class Row(Out):
@@ -206,3 +206,47 @@ def test_an_object_of_str_keys_is_a_struct_in_key_order(notes: str, ratios: str,
     if alike:
         assert made == _by_model(con, Notes, "t", "n")
         assert made == [b'{"n":1,"notes":{"b":"x\\"y","a":"\xc3\xbcn\xc3\xaf"},"ratios":{"z":0.5,"y":null}}']
+
+
+def _batched(con: duckdb.DuckDBPyConnection, model: type[Out], batch: int) -> list[bytes]:
+    batches = list(serialize.table_row_batches(con, model, "t", "n", batch))
+    assert all(0 < len(rows) <= batch for rows in batches)
+    return [row for rows in batches for row in rows]
+
+
+@pytest.mark.parametrize("rows", [
+    [(i, i / 4, dt.date(2020, 1, 1 + i % 28), f"s{i}", [f"t{i}"]) for i in range(7)],  # DuckDB's writer
+    [(i, None, None, "\x1b" if i == 5 else "a", []) for i in range(7)],  # escaped: pydantic's, from the first row
+    [(i, None, None, None, ["\x0b"] if i == 6 else []) for i in range(7)],  # in a list, in the last batch
+    [(1, None, None, "the text \\u001B, not an escape", [])],
+    [(i, 1e16 if i == 3 else 1.0, None, None, []) for i in range(7)],  # a double out of range
+    [],
+], ids=["duckdb", "control", "control-in-list", "escape-text", "double", "empty"])
+def test_batches_are_the_whole_tables_rows(rows: list[tuple[object, ...]]) -> None:
+    """``table_row_batches`` gives ``table_rows``' bytes, a batch at a time; a value DuckDB would write otherwise
+    (found before the first row is fetched) sends every row to pydantic, as ``table_rows`` does."""
+    con = _table(rows)
+    whole = serialize.table_rows(con, Row, "t", "n")
+    assert whole == _by_model(con, Row, "t", "n")
+    assert _batched(con, Row, 2) == whole
+    assert _batched(con, Row, 10_000) == whole
+
+
+def test_batches_of_columns_that_do_not_fit() -> None:
+    con = duckdb.connect()
+    con.execute("CREATE TABLE t AS SELECT range AS n, 1.5::DECIMAL(4,1) AS x, NULL::DATE AS d, 's' AS s, ['t'] AS tags "
+                "FROM range(5)")
+    assert _batched(con, Row, 2) == serialize.table_rows(con, Row, "t", "n") == _by_model(con, Row, "t", "n")
+
+
+@pytest.mark.parametrize("count", [0, 1, 2, 5])
+def test_an_envelope_in_pieces_is_the_envelope(count: int) -> None:
+    rows = [serialize.dumps({"n": i}) for i in range(count)]
+    body: dict[str, object] = {"meta": {"rows": count}, "links": {"self": "/x"}}
+    for size in (1, 2, 3, 10):
+        batches = [rows[i:i + size] for i in range(0, count, size)]
+        envelope = serialize.Envelope(body)
+        pieces = [envelope.head, *(piece for batch in [[], *batches, []] for piece in envelope.rows(batch)),
+                  envelope.end()]
+        assert b"".join(pieces) == serialize.envelope(body, rows)
+        assert b"".join(serialize.json_lines(batch) for batch in batches) == serialize.json_lines(rows)

@@ -4,7 +4,9 @@ Keys keep the order they were built in (model field order for rows), separators 
 are refused, dates are ISO 8601. Listing pages put one row per line so snapshot diffs stay small.
 
 Rows are written by pydantic's JSON writer (``row``, ``row_writer``), or, for a whole table of rows at once, by
-DuckDB's where it writes the very same bytes (``duckdb_rows``: types and values checked, else pydantic's).
+DuckDB's where it writes the very same bytes (``duckdb_rows``: types and values checked, else pydantic's); a
+table too large to hold comes a batch at a time (``table_row_batches``) into a file written in pieces
+(``Envelope``, ``json_lines`` per batch).
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import enum
 import json
 import math
 import typing
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from json.encoder import encode_basestring as _encode_string  # type: ignore[attr-defined]
 
 import duckdb
@@ -171,6 +173,30 @@ def json_lines(rows: Sequence[bytes]) -> bytes:
     return b"\n".join(rows) + b"\n" if rows else b""
 
 
+class Envelope:
+    """``envelope(body, rows)`` written in pieces, for rows that come a batch at a time: ``head``, then
+    ``rows(batch)`` for each batch, then ``end()``; the pieces joined are ``envelope``'s bytes. (``json_lines`` of
+    each batch, joined, are ``json_lines`` of all the rows.)"""
+
+    def __init__(self, body: dict[str, object]) -> None:
+        head, tail = dumps({"data": SPLICE, **body}).split(_ROWS_SENTINEL_JSON)
+        self.head: bytes = head
+        self._tail = tail + b"\n"
+        self._empty = True
+
+    def rows(self, rows: Sequence[bytes]) -> list[bytes]:
+        """The next rows' pieces, to write one after the other."""
+        if not rows:
+            return []
+        opening = b"[\n" if self._empty else b",\n"
+        self._empty = False
+        return [opening, b",\n".join(rows)]
+
+    def end(self) -> bytes:
+        """What follows the last row."""
+        return (b"[]" if self._empty else b"\n]") + self._tail
+
+
 DOUBLES_ALIKE = (1e-5, 1e16)
 """The magnitudes (and zero) of a double that DuckDB's JSON writer writes exactly as pydantic's does: shortest
 round-trip digits in positional notation; outside, one of them writes an exponent (``1e+16``, ``9.9e-6``) and the
@@ -203,26 +229,41 @@ def _alike(value: str, kind: object, depth: int = 0) -> str | None:
     return None
 
 
-def duckdb_rows(con: duckdb.DuckDBPyConnection, model: type[BaseModel], source: str, order: str) -> list[bytes] | None:
-    """Every row of ``source`` (a table) in ``order``, as ``row_writer`` writes it (the columns named as the model's
-    fields), each written by DuckDB's JSON writer: a fifth of the time of fetching the values into Python. None
-    where that could write other bytes: columns that do not ``fit`` the model, a float (4 bytes), a double
-    outside ``DOUBLES_ALIKE`` or not finite (the model refuses it), a date outside years 1-9999 (in lists and
-    structs too), a control character escaped (``_CONTROL_ESCAPE``)."""
+def _duckdb_select(
+    con: duckdb.DuckDBPyConnection, model: type[BaseModel], source: str, order: str, escapes: bool = False,
+) -> str | None:
+    """The query of every row of ``source`` in ``order`` as DuckDB's JSON writer writes it (``duckdb_rows``), or None
+    where its bytes could differ from the model's: columns that do not ``fit``, a value outside what ``_alike``
+    allows and, with ``escapes``, a row with a control character escaped (``_CONTROL_ESCAPE``, found in one pass
+    over the table here, before any row is fetched)."""
     fields = list(model.model_fields)
     columns = ", ".join(f'"{name}"' for name in fields)
     empty = con.execute(f"SELECT {columns} FROM {source} LIMIT 0")
     described = [(column[0], column[1]) for column in empty.description]
     if not fits(model, described, nested_floats=True):
         return None
+    packed = "to_json(struct_pack({}))".format(", ".join(f'"{name}" := "{name}"' for name in fields))
     guards = [c for name, kind in described if (c := _alike(f'"{name}"', kind)) is not None]
+    if escapes:
+        guards.append(f"NOT contains(CAST({packed} AS VARCHAR), $escape)")
     if guards:
-        found = con.execute(f"SELECT bool_and({' AND '.join(guards)}) FROM {source}").fetchone()
+        found = con.execute(f"SELECT bool_and({' AND '.join(guards)}) FROM {source}",
+                            {"escape": _CONTROL_ESCAPE.decode()} if escapes else None).fetchone()
         if found is None or found[0] is False:
             return None
-    packed = ", ".join(f'"{name}" := "{name}"' for name in fields)
-    rows = [data for (data,) in con.execute(
-        f"SELECT encode(to_json(struct_pack({packed}))) FROM {source} ORDER BY {order}").fetchall()]
+    return f"SELECT encode({packed}) FROM {source} ORDER BY {order}"
+
+
+def duckdb_rows(con: duckdb.DuckDBPyConnection, model: type[BaseModel], source: str, order: str) -> list[bytes] | None:
+    """Every row of ``source`` (a table) in ``order``, as ``row_writer`` writes it (the columns named as the model's
+    fields), each written by DuckDB's JSON writer: a fifth of the time of fetching the values into Python. None
+    where that could write other bytes: columns that do not ``fit`` the model, a float (4 bytes), a double
+    outside ``DOUBLES_ALIKE`` or not finite (the model refuses it), a date outside years 1-9999 (in lists and
+    structs too), a control character escaped (``_CONTROL_ESCAPE``)."""
+    select = _duckdb_select(con, model, source, order)
+    if select is None:
+        return None
+    rows = [data for (data,) in con.execute(select).fetchall()]
     return None if any(_CONTROL_ESCAPE in data for data in rows) else rows
 
 
@@ -239,3 +280,24 @@ def table_rows(con: duckdb.DuckDBPyConnection, model: type[BaseModel], source: s
     while batch := result.fetchmany(10_000):
         out.extend(map(write, batch))
     return out
+
+
+def table_row_batches(
+    con: duckdb.DuckDBPyConnection, model: type[BaseModel], source: str, order: str, batch: int,
+) -> Iterator[list[bytes]]:
+    """The rows ``table_rows`` returns, the same bytes in the same order, fetched and serialized ``batch`` at a time:
+    never all of them in Python (DuckDB sorts them within its memory limit, spilling beyond it). Which writer
+    serializes them is decided before the first row: the control characters ``duckdb_rows`` looks for in its
+    output are looked for in one pass of DuckDB's first. The query stays open on ``con`` until the last batch:
+    run nothing else on it meanwhile."""
+    select = _duckdb_select(con, model, source, order, escapes=True)
+    if select is not None:
+        result = con.execute(select)
+        while found := result.fetchmany(batch):
+            yield [data for (data,) in found]
+        return
+    columns = ", ".join(f'"{name}"' for name in model.model_fields)
+    result = con.execute(f"SELECT {columns} FROM {source} ORDER BY {order}")
+    write = row_writer(model, result.description)
+    while found := result.fetchmany(batch):
+        yield list(map(write, found))

@@ -1,20 +1,26 @@
 """Files written into a staging folder by one process of the build (the build process or a listing worker).
 
-A file equal to the previous output's is hard-linked from it (``write``); a unit or filter combination whose inputs
-did not change is carried over whole (``render``, ``reuse``). The staging folder is either new or a recycled
-earlier output (``recycled``): then a path may already hold a file; it is kept when it is already the previous
-output's file (the same inode), else replaced (unlinked first: a recycled file shares its inode with older
-outputs and is never written into). A second write to the same path is refused.
+A file (bytes: ``write``, a stream: ``create``, a file DuckDB made: ``place``) equal to the previous output's is
+hard-linked from it; a unit or filter combination whose inputs did not change is carried over whole (``render``,
+``reuse``). The staging folder is either new or a recycled earlier output (``recycled``): then a path may already
+hold a file; it is kept when it is already the previous output's file (the same inode), else replaced (unlinked
+first: a recycled file shares its inode with older outputs and is never written into). A second write to the same
+path is refused.
 """
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import os
 import shutil
 import stat
+from collections.abc import Iterator
+from typing import IO
 
-from generator.output.manifest import Previous, digest, merge_runs, write_run
+from generator.output.manifest import Previous, digest, digest_text, merge_runs, write_run
 from generator.output.stats import BOOKKEEPING, LISTING_UNIT, WriteStats, endpoint_of, kind_of
+from generator.output.streams import StreamedFile, Written, measured
 
 __all__ = ["BOOKKEEPING", "LISTING_UNIT", "OutputError", "StagedFiles", "WriteStats", "endpoint_of", "kind_of",
            "listed_file", "merge_runs"]
@@ -217,6 +223,43 @@ class StagedFiles:
         finally:
             os.close(handle)
 
+    @contextlib.contextmanager
+    def create(self, path: str, unit: str = "") -> Iterator[StreamedFile]:
+        """Write the file at ``path`` of ``unit`` a piece at a time into the scratch space, made the file as ``write``
+        makes one when the block ends (then ``out.written``: sha256 and size); a block that fails leaves nothing."""
+        key = self.relative(path)
+        with StreamedFile(os.path.join(self._staging, SCRATCH_DIR, "streams")) as out:
+            yield out
+        out.written = self._place_file(key, out.path, out.hasher, out.size, unit)
+
+    def place(self, path: str, source: str, unit: str = "") -> Written:
+        """Make ``source``, a finished file in the scratch space (DuckDB's COPY made it), the file at ``path`` of
+        ``unit``, as ``write`` makes one from bytes; read once, a block at a time, for its digest."""
+        key = self.relative(path)  # and the source stays inside the staging folder:
+        if not os.path.abspath(source).startswith(self._new_prefix + SCRATCH_DIR + "/"):
+            raise OutputError(f"not a file of the staging folder's scratch space: {source!r}")
+        return self._place_file(key, source, *measured(source), unit)
+
+    def _place_file(self, key: str, source: str, hasher: hashlib._Hash, size: int, unit: str) -> Written:
+        """``source`` (scratch) made the file at ``key``: the previous output's linked if the same bytes, else moved."""
+        if len(self.digests) >= RUN_FILES:
+            self.spill()
+        target, hexdigest = self._claim(key), digest_text(hasher)
+        unchanged = self._previous is not None and self._unchanged(key, hexdigest, size, source)
+        if unchanged:
+            self._place_link(key, target)
+            os.remove(source)
+        else:
+            if self._recycled and os.path.lexists(target):
+                _clear(target)  # replaced, never written into: the recycled file's inode is shared with older outputs
+            os.rename(source, target)
+        self._record(key, hexdigest, size, unit, written=not unchanged)
+        return Written(hasher.hexdigest(), size)
+
+    def open(self, path: str) -> IO[bytes]:
+        """A file already in the staging folder (written or carried over), open for reading."""
+        return open(os.path.join(self._staging, self.relative(path)), "rb")
+
     def write(self, path: str, data: bytes, unit: str = "", inputs: str = "") -> None:
         """Write one file of ``unit`` (or of none: a document rendered every build); ``inputs``: the key of the
         listing combination the page belongs to."""
@@ -227,7 +270,7 @@ class StagedFiles:
         if inputs:
             self.file_inputs[key] = inputs
         hexdigest = digest(data)
-        if self._previous is not None and self._unchanged(key, hexdigest, data):
+        if self._previous is not None and self._unchanged(key, hexdigest, len(data), data):
             self._place_link(key, target)
             self._record(key, hexdigest, len(data), unit, written=False)
             return
@@ -314,15 +357,15 @@ class StagedFiles:
         old = self._old
         return old.by_unit.get(unit, []) if old is not None and self.unit_keys.get(unit) == old.keys.get(unit) else []
 
-    def _unchanged(self, key: str, hexdigest: str, data: bytes) -> bool:
-        """Whether the previous output holds ``data`` at ``key``: by its digest manifest where it lists the path
-        (and the file there has the listed size), else by reading the file back."""
+    def _unchanged(self, key: str, hexdigest: str, size: int, data: bytes | str) -> bool:
+        """Whether the previous output holds ``data`` (bytes, or the file at that path) at ``key``: by its digest
+        manifest where it lists the path (and the file there has the listed size), else by reading the file back."""
         old = self._old_prefix + key
         listed = self._old.files.get(key) if self._old is not None else None
         if listed is not None:
-            if listed != (hexdigest, len(data)):
+            if listed != (hexdigest, size):
                 return False
-            untouched = listed_file(old, len(data), self._old.listed_at)  # type: ignore[union-attr]
+            untouched = listed_file(old, size, self._old.listed_at)  # type: ignore[union-attr]
             if untouched is not None:
                 return untouched
         return _same_file_content(old, data)

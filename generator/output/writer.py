@@ -2,6 +2,8 @@
 
 - A unit whose inputs did not change (a listing route, a filter combination, a profile, a table's exports:
   ``manifest.py``) is not rendered; its files are hard-linked from the previous output (``staged.py``).
+- A file comes as bytes (``write``), a piece at a time (``create``) or as a file another writer made in the
+  scratch space (``place``: DuckDB's COPY); then it is moved into place, never read into memory whole.
 - A file whose bytes equal the previous build's file is hard-linked from it, so a no-op rebuild rewrites no
   file and every mtime stays as it was. Equality is decided by the digest manifest the previous build left
   (``DIGESTS_FILE``: path, 96-bit sha256 digest and size of every file) plus a size check, not by reading the old
@@ -39,16 +41,15 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import IO
 
-from generator.output import recycle, staged
+from generator.output import recycle
 from generator.output.manifest import (
     DIGESTS_FILE,
     UNITS_FILE,
     Previous,
-    digest_text,
     read_previous,
     units_body,
 )
-from generator.output.staged import SCRATCH_DIR, OutputError, StagedFiles, _clear, merge_runs
+from generator.output.staged import SCRATCH_DIR, OutputError, StagedFiles, merge_runs
 
 STAGING_SUFFIX = ".staging"
 RETIRED_SUFFIX = ".retired"
@@ -297,7 +298,7 @@ class OutputWriter(StagedFiles):
             counts[2] += _log(spool, "r", before)
             before = next(old, None)
         self._changes = Changes.spooled(spool, (counts[0], counts[1], counts[2]))
-        self._place(DIGESTS_FILE, manifest, digest_text(hasher), size)
+        self._place_file(DIGESTS_FILE, manifest, hasher, size, "")
 
     def _old_paths(self) -> list[str]:
         """The previous output's files, sorted."""
@@ -306,20 +307,6 @@ class OutputWriter(StagedFiles):
         if self.previous is not None:
             return sorted(path for kind, path in recycle.walk(str(self.previous)) if kind != "d")
         return []
-
-    def _place(self, path: str, source: str, hexdigest: str, size: int) -> None:
-        """Make the file ``source`` (in the scratch space) the file at ``path``: a hard link to the previous output's
-        where that holds the same bytes (compared a block at a time), else the file itself, moved."""
-        key = self.relative(path)
-        target = self._claim(key)
-        if self._previous is not None and staged._same_file_content(self._old_prefix + key, source):
-            self._place_link(key, target)
-            self._record(key, hexdigest, size, "", written=False)
-            return
-        if self._recycled and os.path.lexists(target):
-            _clear(target)
-        os.rename(source, target)
-        self._record(key, hexdigest, size, "", written=True)
 
     def changes(self) -> Changes:
         """Files added, changed and removed against the previous output (top-level dotfiles left out), as

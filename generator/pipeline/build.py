@@ -346,8 +346,7 @@ def _write_exports(
     progress: Progress,
 ) -> None:
     progress("exports: json, csv, parquet, jsonl")
-    for path, body, unit in exports.export_files(con, info, writer.scratch, writer, sources):
-        writer.write(path, body, unit)
+    exports.write_exports(con, info, writer.scratch, writer, sources)
 
 
 def _write_documents(
