@@ -39,7 +39,7 @@ def _where(con: duckdb.DuckDBPyConnection, info: object, url: str) -> tuple[List
     route: ListRoute = next(r for r in LIST_ROUTES if r.path == parts.path)
     params = dict(parse_qsl(parts.query))
     params = {k: v for k, v in params.items() if not k.startswith("utm_")}
-    held = con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'oracle' AND temporary").fetchone()
+    held = con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'oracle' AND temporary").fetchone()[0]
     if _MATERIALIZED.get(id(con)) != route.name or not held:  # the route's rows, once per run of one route's queries
         # (an id is an address: a closed connection's may be a new one's, which holds no table yet)
         sql = read_sql(route.rows_sql)
