@@ -162,6 +162,22 @@ function parseListing(text) {
 }
 
 const asText = (body) => typeof body === "string" ? body : decoder.decode(body);
+const READS_AT_ONCE = 8;
+
+/** read(path) of every path, at most READS_AT_ONCE at a time, begun in order (the answer's reads are listed as
+ * Python makes them); where Python stops at a missing file, these go on: the answer is none either way. */
+async function readAll(paths, read) {
+  const out = new Array(paths.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < paths.length) {
+      const at = next++;
+      out[at] = await read(paths[at]);
+    }
+  };
+  await Promise.all(Array.from({length: Math.min(READS_AT_ONCE, paths.length)}, worker));
+  return out;
+}
 
 // Exact decimals: {sign, digits (no leading or trailing zeros), exp}, value = digits * 10**exp ------------------
 function decimal(text) {
@@ -689,8 +705,9 @@ class Listing {
     if (first === null) return [[], {}];
     const body = parseListing(asText(first));
     let rows = [...body.data];
-    for (let number = 2; number <= Number(body.meta.pages); number++) {
-      const more = await this.once(this.file(base, sort, number));
+    const pages = Math.max(0, Number(body.meta.pages) - 1);
+    const paths = Array.from({length: pages}, (_, i) => this.file(base, sort, i + 2));
+    for (const more of await readAll(paths, (path) => this.once(path))) {
       if (more !== null) rows = rows.concat(parseListing(asText(more)).data);
     }
     return [rows, body.meta];
@@ -871,8 +888,7 @@ async function fromPrefix(listing, values, sort, page) {
   const line = text.slice(at + key.length, text.indexOf("\n", at + key.length));
   const short = parseListing(line.endsWith(",") ? line.slice(0, -1) : line);
   const files = [];
-  for (const path of short.files) {
-    const body = await listing.fetch(path);
+  for (const body of await readAll(short.files, listing.fetch)) {
     if (body === null) return null;
     files.push(parseListing(asText(body)));
   }
@@ -937,8 +953,10 @@ async function fromIndex(listing, values, sort, page) {
   const found = new Map();
   let meta = null;
   const numbers = [...new Set([...where.values()].map((p) => Math.floor(p / perPage) + 1))].sort((a, b) => a - b);
-  for (const number of numbers) {
-    const body = await listing.fetch(listing.file(new Map(names.map((n) => [n, exact.get(n)])), baseSort, number));
+  const named = new Map(names.map((n) => [n, exact.get(n)]));
+  const bodies = await readAll(numbers.map((number) => listing.file(named, baseSort, number)), listing.fetch);
+  for (const [at, number] of numbers.entries()) {
+    const body = bodies[at];
     if (body === null) return null;
     const document = parseListing(asText(body));
     meta = meta || document.meta;
@@ -960,7 +978,8 @@ function shownValue(value) {
 }
 
 // resolver.py -----------------------------------------------------------------------------------------------
-export async function resolve(space, path, query, fetchFile) {
+// `serveExports`: an export's file is named (answer.served), not read: the host serves it (host.mjs)
+export async function resolve(space, path, query, fetchFile, {serveExports = false} = {}) {
   const fetches = [];
   const fetch = async (p) => {
     fetches.push(p);
@@ -972,7 +991,7 @@ export async function resolve(space, path, query, fetchFile) {
   const lowered = trimmed.toLowerCase();
   let result;
   try {
-    result = await route(space, fetch, lowered, trimmed, query || "");
+    result = await route(space, fetch, lowered, trimmed, query || "", serveExports);
   } catch (error) {
     if (!(error instanceof Invalid)) throw error;
     result = problem(400, "Invalid query", error.detail, error.params);
@@ -981,7 +1000,7 @@ export async function resolve(space, path, query, fetchFile) {
   return result;
 }
 
-async function route(space, fetch, lowered, original, query) {
+async function route(space, fetch, lowered, original, query, serveExports) {
   for (const r of Object.values(space.routes)) {
     if (lowered === r.path) {
       const params = checkNames(parseQuery(query, space.tracking), r.params, r.path);
@@ -990,7 +1009,8 @@ async function route(space, fetch, lowered, original, query) {
   }
   const exp = space.export;
   if (lowered === exp.path) {
-    return exportAnswer(fetch, exp, checkNames(parseQuery(query, space.tracking), ["format", "table"], exp.path));
+    const params = checkNames(parseQuery(query, space.tracking), ["format", "table"], exp.path);
+    return exportAnswer(fetch, exp, params, serveExports);
   }
   if (Object.hasOwn(space.documents, lowered)) {
     checkNames(parseQuery(query, space.tracking), [], lowered);
@@ -1018,7 +1038,7 @@ async function fileAnswer(fetch, path) {
   return answer(200, body, JSON_TYPE, path);
 }
 
-async function exportAnswer(fetch, exp, params) {
+async function exportAnswer(fetch, exp, params, serveExports) {
   const table = params.has("table") ? slugify(params.get("table")).replaceAll("-", "_") : null;
   let fmt = params.has("format") ? strip(params.get("format")).toLowerCase() : "";
   if (Object.hasOwn(exp.format_aliases || {}, fmt)) fmt = exp.format_aliases[fmt]; // ndjson: jsonl
@@ -1035,7 +1055,8 @@ async function exportAnswer(fetch, exp, params) {
       `${exp.path}: unknown table ${repr(params.get("table"))}`);
   }
   const name = table === null ? `${exp.dataset}.zip` : `${table}.${fmt}`;
-  const found = await fileAnswer(fetch, `${exp.path}/${fmt}/${name}`);
+  const path = `${exp.path}/${fmt}/${name}`;
+  const found = serveExports ? {...answer(200, null, JSON_TYPE, path), served: true} : await fileAnswer(fetch, path);
   const types = {csv: "text/csv; charset=utf-8", parquet: "application/vnd.apache.parquet",
     jsonl: "application/jsonl; charset=utf-8", zip: "application/zip"};
   found.contentType = types[name.slice(name.lastIndexOf(".") + 1)] || JSON_TYPE;
