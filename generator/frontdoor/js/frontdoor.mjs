@@ -341,7 +341,10 @@ function* combinations(items, size, start = 0) {
 // the files do not publish is on hosts without code)
 const NOT_INDEXED = "{path}: `{name}` is answered from the query index, which does not hold {others}: drop one of them";
 const COMPARE = {eq: (c) => c === 0, ge: (c) => c >= 0, le: (c) => c <= 0};
-const holds = (op, a, b) => COMPARE[op](cmpDecimal(decimalOf(a), decimalOf(b)));
+// two numbers compare as their shortest decimals do (distinct doubles have disjoint rounding intervals): no
+// decimal made for them, which the facets' counts over an index's rows would make a million times at 100k
+const holds = (op, a, b) => COMPARE[op](typeof a === "number" && typeof b === "number"
+  ? (a < b ? -1 : a > b ? 1 : 0) : cmpDecimal(decimalOf(a), decimalOf(b)));
 
 function problemOf(flt, [reason, detail], raw) { // the description's reason and detail ({name}, {raw}: its repr)
   return new Invalid([{name: flt.name, reason}],
@@ -392,11 +395,16 @@ const choice = {
     if (flt.multi) return entry.codes.map((codes) => codes.includes(code));
     return entry.codes.map((c) => c === code);
   },
-  counts(entry, flt, mask) {
+  counts(entry, flt, mask) { // per code, then per value (an index's rows: no array made per row)
+    const perCode = new Float64Array(entry.values.length);
+    for (let i = 0; i < entry.codes.length; i++) {
+      const found = entry.codes[i];
+      if (!mask[i] || found === null) continue;
+      if (Array.isArray(found)) for (const c of found) perCode[c] += 1;
+      else perCode[found] += 1;
+    }
     const counts = new Map();
-    entry.codes.forEach((found, i) => {
-      if (mask[i] && found !== null) tally((Array.isArray(found) ? found : [found]).map((c) => entry.values[c]), counts);
-    });
+    perCode.forEach((n, c) => { if (n) counts.set(entry.values[c], (counts.get(entry.values[c]) || 0) + n); });
     return counts;
   },
   rowCounts(flt, rows) {
@@ -436,6 +444,14 @@ const number = {
   keys: (flt, found) => "rungs" in flt ? flt.rungs.filter((r) => holds(flt.compare, found, r)) : [found],
   counts(entry, flt, mask) {
     const counts = new Map();
+    if ("rungs" in flt) { // per rung, the rows it holds (no array made per row)
+      for (const rung of flt.rungs) {
+        let n = 0;
+        entry.numbers.forEach((found, i) => { if (mask[i] && found !== null && holds(flt.compare, found, rung)) n++; });
+        if (n) counts.set(rung, (counts.get(rung) || 0) + n);
+      }
+      return counts;
+    }
     entry.numbers.forEach((found, i) => { if (mask[i] && found !== null) tally(number.keys(flt, found), counts); });
     return counts;
   },
@@ -820,6 +836,16 @@ function indexCandidates(listing, exact) {
   return out;
 }
 
+const defaultOrders = new WeakMap();
+function defaultOrder(index) {
+  let found = defaultOrders.get(index);
+  if (found === undefined) {
+    found = Array.from({length: index.rows}, (_, i) => i);
+    defaultOrders.set(index, found);
+  }
+  return found;
+}
+
 // a query index decoded once per bytes read (a host that keeps its files hands the same bytes again); never changed
 const parsedIndexes = new WeakMap();
 function parsedIndex(raw) {
@@ -913,7 +939,7 @@ async function fromIndex(listing, values, sort, page) {
     .map(([n, e]) => [n, typeof e === "string" ? index.filters[e] : e]));
   if ([...values.keys()].some((name) => !Object.hasOwn(held, name))) return null;
   const mask = allOf([...values].map(([n, v]) => primitive(filters[n]).mask(held[n], filters[n], v)), rows);
-  const numbered = Array.from({length: rows}, (_, i) => i); // the default order, made once
+  const numbered = defaultOrder(index); // the default order, made once per index
   const order = (name) => name === index.order ? numbered : index.orders[name];
   const matches = order(sort).filter((i) => mask[i]);
   const total = matches.length, pages = Math.ceil(total / perPage), last = Math.max(pages, 1);
@@ -930,23 +956,26 @@ async function fromIndex(listing, values, sort, page) {
       bases.set(name, primitive(flt).mask(held[name], flt, base));
     }
   }
-  const needed = new Set(chosen);
+  const needed = new Uint8Array(rows); // the asked page's rows (distinct)
+  for (const i of chosen) needed[i] = 1;
   let best = null;
   for (const [names, baseSort] of indexCandidates(listing, exact)) {
-    const base = allOf(names.map((n) => bases.get(n)), rows);
+    const base = names.length ? allOf(names.map((n) => bases.get(n)), rows) : null; // none: every row
     const where = new Map();
     let position = 0;
-    for (const i of order(baseSort)) {
-      if (base[i]) {
-        if (needed.has(i)) {
+    const ordered = order(baseSort);
+    for (let at = 0; at < ordered.length; at++) {
+      const i = ordered[at];
+      if (base === null || base[i]) {
+        if (needed[i]) {
           where.set(i, position);
-          if (where.size === needed.size) break;
+          if (where.size === chosen.length) break;
         }
         position += 1;
       }
     }
     const files = new Set([...where.values()].map((p) => Math.floor(p / perPage))).size;
-    if (where.size === needed.size && (best === null || files < best[0])) best = [files, names, baseSort, where];
+    if (where.size === chosen.length && (best === null || files < best[0])) best = [files, names, baseSort, where];
   }
   if (best === null) return null;
   const [, names, baseSort, where] = best;
