@@ -158,9 +158,9 @@ def _check_host(result: dict, python_answers: dict[str, dict | None], build: Pat
             assert got["access-control-allow-origin"] == api["Access-Control-Allow-Origin"], url
             assert (got["api-version"], got["dataset-snapshot"]) == (api["API-Version"], snapshot), url
             assert got["cache-control"] == api["Cache-Control"], url
-            if expected["file"] is None:
-                assert got["content-type"] == expected["content_type"], url
-            else:  # a download answered from its file carries the file's name, as serve and the static hosts give it
+            # a download (streamed, or a rewrite the host serves with its file's headers) has the answer's type
+            assert got["content-type"] == expected["content_type"], url
+            if expected["file"] is not None:  # and the file's name, as serve and the static hosts give it
                 assert got["content-disposition"] == headers_for(expected["file"]).get("Content-Disposition"), url
     front = [v["seconds"] for u, v in table.items() if python_answers[u] is not None]
     print(f"front door p50 {statistics.median(front) * 1000:.1f} ms p99 {_p99(front) * 1000:.1f} ms; "
@@ -282,3 +282,63 @@ process.stdout.write(JSON.stringify({first, again, other}));
     assert len(first["reads"]) >= 2 and again["reads"] == []
     assert not set(other["reads"]) & set(first["reads"]), other["reads"]  # the description and index are kept
     assert json.loads(other["body"])["meta"]["total"] == json.loads(first["body"])["meta"]["total"]
+
+
+def test_an_export_is_never_read_by_the_function(embedded_build: Path) -> None:
+    """host.mjs names an export's file instead of reading it: with a rewrite (Netlify) and no key the answer is the
+    file's URL (the host serves it with its declared headers); with a key, and in the worker (no rewrite), the
+    host's response to a read of the file streams on under the answer's headers (the gate's too); HEAD has no
+    body; a bad format stays the function's 400."""
+    from generator.api import access
+    from generator.frontdoor import keys
+
+    key = keys.new_key()
+    script = """
+import {readFile} from "node:fs/promises";
+import {frontDoor} from "./generator/frontdoor/js/host.mjs";
+import {digest} from "./generator/frontdoor/js/keys.mjs";
+const [root, key] = process.argv.slice(1);
+const reads = [];
+const site = async (path) => {
+  reads.push(path);
+  try { return new Response(await readFile(root + decodeURIComponent(path)), {status: 200}); }
+  catch { return new Response("", {status: 404}); }
+};
+const netlify = frontDoor(site, {rewrite: (path, request) => new URL(path, request.url)}), worker = frontDoor(site);
+const digests = `${await digest(key)}\\n`;
+const ask = async (handler, url, method = "GET", keyed = false) => {
+  const before = reads.length;
+  const request = new Request("https://example.test" + url,
+    {method, headers: keyed ? {Authorization: `Bearer ${key}`} : {}});
+  const response = await handler(request, async () => new Response("file"), {digests: keyed ? digests : null});
+  const read = reads.slice(before).filter((p) => p.startsWith("/api/export/"));
+  if (response instanceof URL) return {rewrite: response.href, read};
+  const headers = Object.fromEntries([...response.headers].map(([k, v]) => [k.toLowerCase(), v]));
+  return {status: response.status, headers, bytes: (await response.arrayBuffer()).byteLength, read};
+};
+const csv = "/api/export?format=CSV&table=Companies";
+process.stdout.write(JSON.stringify({
+  rewrite: await ask(netlify, csv), keyed: await ask(netlify, csv, "GET", true),
+  worker: await ask(worker, csv), head: await ask(worker, csv, "HEAD"),
+  json: await ask(netlify, "/api/export?format=json&table=companies"), bad: await ask(netlify, "/api/export?format=xml"),
+}));
+"""
+    done = subprocess.run([NODE, "--input-type=module", "-e", script, str(embedded_build), key], cwd=ROOT,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    found = json.loads(done.stdout)
+    file = "/api/export/csv/companies.csv"
+    size = (embedded_build / file.lstrip("/")).stat().st_size
+    assert found["rewrite"] == {"rewrite": f"https://example.test{file}", "read": []}
+    declared = headers_for(file)
+    for name in ("keyed", "worker", "head"):
+        got = found[name]
+        assert got["status"] == 200 and got["read"] == [file], name
+        assert got["headers"]["content-type"] == declared["Content-Type"], name
+        assert got["headers"]["content-disposition"] == declared["Content-Disposition"], name
+        assert got["bytes"] == (0 if name == "head" else size), name
+    assert found["keyed"]["headers"]["cache-control"] == access.KEYED_CACHE_CONTROL
+    assert found["worker"]["headers"]["cache-control"] == dict(HEADERS[0].values)["Cache-Control"]
+    json_file = embedded_build / "api" / "export" / "json" / "companies.json"  # no declared headers: streamed
+    assert found["json"]["status"] == 200 and found["json"]["bytes"] == json_file.stat().st_size
+    assert found["bad"]["status"] == 400 and found["bad"]["read"] == []

@@ -7,8 +7,9 @@ import {forwarded} from "../../generator/frontdoor/js/keys.mjs";
 
 // the site's own files, fetched over the site: such a read runs this function again, so it carries the key of the
 // request host.mjs gives it (the asker's, only for a path that needs one; the gate accepts it), and Netlify's rate
-// limit counts it
-const handler = frontDoor((path, request) => fetch(new URL(path, request.url), {headers: forwarded(request)}));
+// limit counts it. A download asked without a key is a rewrite (a URL returned): Netlify serves the file itself.
+const handler = frontDoor((path, request) => fetch(new URL(path, request.url), {headers: forwarded(request)}),
+  {rewrite: (path, request) => new URL(path, request.url)});
 
 const environment = (name) => globalThis.Netlify?.env.get(name) ?? globalThis.Deno?.env.get(name) ?? null;
 

@@ -162,6 +162,22 @@ function parseListing(text) {
 }
 
 const asText = (body) => typeof body === "string" ? body : decoder.decode(body);
+const READS_AT_ONCE = 8;
+
+/** read(path) of every path, at most READS_AT_ONCE at a time, begun in order (the answer's reads are listed as
+ * Python makes them); where Python stops at a missing file, these go on: the answer is none either way. */
+async function readAll(paths, read) {
+  const out = new Array(paths.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < paths.length) {
+      const at = next++;
+      out[at] = await read(paths[at]);
+    }
+  };
+  await Promise.all(Array.from({length: Math.min(READS_AT_ONCE, paths.length)}, worker));
+  return out;
+}
 
 // Exact decimals: {sign, digits (no leading or trailing zeros), exp}, value = digits * 10**exp ------------------
 function decimal(text) {
@@ -325,7 +341,10 @@ function* combinations(items, size, start = 0) {
 // the files do not publish is on hosts without code)
 const NOT_INDEXED = "{path}: `{name}` is answered from the query index, which does not hold {others}: drop one of them";
 const COMPARE = {eq: (c) => c === 0, ge: (c) => c >= 0, le: (c) => c <= 0};
-const holds = (op, a, b) => COMPARE[op](cmpDecimal(decimalOf(a), decimalOf(b)));
+// two numbers compare as their shortest decimals do (distinct doubles have disjoint rounding intervals): no
+// decimal made for them, which the facets' counts over an index's rows would make a million times at 100k
+const holds = (op, a, b) => COMPARE[op](typeof a === "number" && typeof b === "number"
+  ? (a < b ? -1 : a > b ? 1 : 0) : cmpDecimal(decimalOf(a), decimalOf(b)));
 
 function problemOf(flt, [reason, detail], raw) { // the description's reason and detail ({name}, {raw}: its repr)
   return new Invalid([{name: flt.name, reason}],
@@ -376,11 +395,16 @@ const choice = {
     if (flt.multi) return entry.codes.map((codes) => codes.includes(code));
     return entry.codes.map((c) => c === code);
   },
-  counts(entry, flt, mask) {
+  counts(entry, flt, mask) { // per code, then per value (an index's rows: no array made per row)
+    const perCode = new Float64Array(entry.values.length);
+    for (let i = 0; i < entry.codes.length; i++) {
+      const found = entry.codes[i];
+      if (!mask[i] || found === null) continue;
+      if (Array.isArray(found)) for (const c of found) perCode[c] += 1;
+      else perCode[found] += 1;
+    }
     const counts = new Map();
-    entry.codes.forEach((found, i) => {
-      if (mask[i] && found !== null) tally((Array.isArray(found) ? found : [found]).map((c) => entry.values[c]), counts);
-    });
+    perCode.forEach((n, c) => { if (n) counts.set(entry.values[c], (counts.get(entry.values[c]) || 0) + n); });
     return counts;
   },
   rowCounts(flt, rows) {
@@ -420,6 +444,14 @@ const number = {
   keys: (flt, found) => "rungs" in flt ? flt.rungs.filter((r) => holds(flt.compare, found, r)) : [found],
   counts(entry, flt, mask) {
     const counts = new Map();
+    if ("rungs" in flt) { // per rung, the rows it holds (no array made per row)
+      for (const rung of flt.rungs) {
+        let n = 0;
+        entry.numbers.forEach((found, i) => { if (mask[i] && found !== null && holds(flt.compare, found, rung)) n++; });
+        if (n) counts.set(rung, (counts.get(rung) || 0) + n);
+      }
+      return counts;
+    }
     entry.numbers.forEach((found, i) => { if (mask[i] && found !== null) tally(number.keys(flt, found), counts); });
     return counts;
   },
@@ -689,8 +721,9 @@ class Listing {
     if (first === null) return [[], {}];
     const body = parseListing(asText(first));
     let rows = [...body.data];
-    for (let number = 2; number <= Number(body.meta.pages); number++) {
-      const more = await this.once(this.file(base, sort, number));
+    const pages = Math.max(0, Number(body.meta.pages) - 1);
+    const paths = Array.from({length: pages}, (_, i) => this.file(base, sort, i + 2));
+    for (const more of await readAll(paths, (path) => this.once(path))) {
       if (more !== null) rows = rows.concat(parseListing(asText(more)).data);
     }
     return [rows, body.meta];
@@ -803,6 +836,16 @@ function indexCandidates(listing, exact) {
   return out;
 }
 
+const defaultOrders = new WeakMap();
+function defaultOrder(index) {
+  let found = defaultOrders.get(index);
+  if (found === undefined) {
+    found = Array.from({length: index.rows}, (_, i) => i);
+    defaultOrders.set(index, found);
+  }
+  return found;
+}
+
 // a query index decoded once per bytes read (a host that keeps its files hands the same bytes again); never changed
 const parsedIndexes = new WeakMap();
 function parsedIndex(raw) {
@@ -871,8 +914,7 @@ async function fromPrefix(listing, values, sort, page) {
   const line = text.slice(at + key.length, text.indexOf("\n", at + key.length));
   const short = parseListing(line.endsWith(",") ? line.slice(0, -1) : line);
   const files = [];
-  for (const path of short.files) {
-    const body = await listing.fetch(path);
+  for (const body of await readAll(short.files, listing.fetch)) {
     if (body === null) return null;
     files.push(parseListing(asText(body)));
   }
@@ -897,7 +939,7 @@ async function fromIndex(listing, values, sort, page) {
     .map(([n, e]) => [n, typeof e === "string" ? index.filters[e] : e]));
   if ([...values.keys()].some((name) => !Object.hasOwn(held, name))) return null;
   const mask = allOf([...values].map(([n, v]) => primitive(filters[n]).mask(held[n], filters[n], v)), rows);
-  const numbered = Array.from({length: rows}, (_, i) => i); // the default order, made once
+  const numbered = defaultOrder(index); // the default order, made once per index
   const order = (name) => name === index.order ? numbered : index.orders[name];
   const matches = order(sort).filter((i) => mask[i]);
   const total = matches.length, pages = Math.ceil(total / perPage), last = Math.max(pages, 1);
@@ -914,31 +956,36 @@ async function fromIndex(listing, values, sort, page) {
       bases.set(name, primitive(flt).mask(held[name], flt, base));
     }
   }
-  const needed = new Set(chosen);
+  const needed = new Uint8Array(rows); // the asked page's rows (distinct)
+  for (const i of chosen) needed[i] = 1;
   let best = null;
   for (const [names, baseSort] of indexCandidates(listing, exact)) {
-    const base = allOf(names.map((n) => bases.get(n)), rows);
+    const base = names.length ? allOf(names.map((n) => bases.get(n)), rows) : null; // none: every row
     const where = new Map();
     let position = 0;
-    for (const i of order(baseSort)) {
-      if (base[i]) {
-        if (needed.has(i)) {
+    const ordered = order(baseSort);
+    for (let at = 0; at < ordered.length; at++) {
+      const i = ordered[at];
+      if (base === null || base[i]) {
+        if (needed[i]) {
           where.set(i, position);
-          if (where.size === needed.size) break;
+          if (where.size === chosen.length) break;
         }
         position += 1;
       }
     }
     const files = new Set([...where.values()].map((p) => Math.floor(p / perPage))).size;
-    if (where.size === needed.size && (best === null || files < best[0])) best = [files, names, baseSort, where];
+    if (where.size === chosen.length && (best === null || files < best[0])) best = [files, names, baseSort, where];
   }
   if (best === null) return null;
   const [, names, baseSort, where] = best;
   const found = new Map();
   let meta = null;
   const numbers = [...new Set([...where.values()].map((p) => Math.floor(p / perPage) + 1))].sort((a, b) => a - b);
-  for (const number of numbers) {
-    const body = await listing.fetch(listing.file(new Map(names.map((n) => [n, exact.get(n)])), baseSort, number));
+  const named = new Map(names.map((n) => [n, exact.get(n)]));
+  const bodies = await readAll(numbers.map((number) => listing.file(named, baseSort, number)), listing.fetch);
+  for (const [at, number] of numbers.entries()) {
+    const body = bodies[at];
     if (body === null) return null;
     const document = parseListing(asText(body));
     meta = meta || document.meta;
@@ -960,7 +1007,8 @@ function shownValue(value) {
 }
 
 // resolver.py -----------------------------------------------------------------------------------------------
-export async function resolve(space, path, query, fetchFile) {
+// `serveExports`: an export's file is named (answer.served), not read: the host serves it (host.mjs)
+export async function resolve(space, path, query, fetchFile, {serveExports = false} = {}) {
   const fetches = [];
   const fetch = async (p) => {
     fetches.push(p);
@@ -972,7 +1020,7 @@ export async function resolve(space, path, query, fetchFile) {
   const lowered = trimmed.toLowerCase();
   let result;
   try {
-    result = await route(space, fetch, lowered, trimmed, query || "");
+    result = await route(space, fetch, lowered, trimmed, query || "", serveExports);
   } catch (error) {
     if (!(error instanceof Invalid)) throw error;
     result = problem(400, "Invalid query", error.detail, error.params);
@@ -981,7 +1029,7 @@ export async function resolve(space, path, query, fetchFile) {
   return result;
 }
 
-async function route(space, fetch, lowered, original, query) {
+async function route(space, fetch, lowered, original, query, serveExports) {
   for (const r of Object.values(space.routes)) {
     if (lowered === r.path) {
       const params = checkNames(parseQuery(query, space.tracking), r.params, r.path);
@@ -990,7 +1038,8 @@ async function route(space, fetch, lowered, original, query) {
   }
   const exp = space.export;
   if (lowered === exp.path) {
-    return exportAnswer(fetch, exp, checkNames(parseQuery(query, space.tracking), ["format", "table"], exp.path));
+    const params = checkNames(parseQuery(query, space.tracking), ["format", "table"], exp.path);
+    return exportAnswer(fetch, exp, params, serveExports);
   }
   if (Object.hasOwn(space.documents, lowered)) {
     checkNames(parseQuery(query, space.tracking), [], lowered);
@@ -1018,7 +1067,7 @@ async function fileAnswer(fetch, path) {
   return answer(200, body, JSON_TYPE, path);
 }
 
-async function exportAnswer(fetch, exp, params) {
+async function exportAnswer(fetch, exp, params, serveExports) {
   const table = params.has("table") ? slugify(params.get("table")).replaceAll("-", "_") : null;
   let fmt = params.has("format") ? strip(params.get("format")).toLowerCase() : "";
   if (Object.hasOwn(exp.format_aliases || {}, fmt)) fmt = exp.format_aliases[fmt]; // ndjson: jsonl
@@ -1035,7 +1084,8 @@ async function exportAnswer(fetch, exp, params) {
       `${exp.path}: unknown table ${repr(params.get("table"))}`);
   }
   const name = table === null ? `${exp.dataset}.zip` : `${table}.${fmt}`;
-  const found = await fileAnswer(fetch, `${exp.path}/${fmt}/${name}`);
+  const path = `${exp.path}/${fmt}/${name}`;
+  const found = serveExports ? {...answer(200, null, JSON_TYPE, path), served: true} : await fileAnswer(fetch, path);
   const types = {csv: "text/csv; charset=utf-8", parquet: "application/vnd.apache.parquet",
     jsonl: "application/jsonl; charset=utf-8", zip: "application/zip"};
   found.contentType = types[name.slice(name.lastIndexOf(".") + 1)] || JSON_TYPE;

@@ -103,7 +103,7 @@ function withHeaders(response, extra) {
   return new Response(response.body, {status: response.status, statusText: response.statusText, headers});
 }
 
-export function frontDoor(readFile) {
+export function frontDoor(readFile, {rewrite = null} = {}) {
   let space = null; // loaded once per isolate, on the first request that gets this far
   const kept = fileCache();
   return async (request, passOn, {digests = null, limiter = null, address = null} = {}) => {
@@ -135,6 +135,7 @@ export function frontDoor(readFile) {
       if (!(error instanceof Unreadable)) throw error;
       response = unreadable(request, error);
     }
+    if (response instanceof URL) return response; // a rewrite: the host serves the file with its own headers
     // an answer no cache may keep (a 429, a 503) stays so; any other given to a key is private to it
     const kept = response.headers.get("Cache-Control") === REFUSED_CACHE_CONTROL;
     return withHeaders(response, kept ? {...gate, "Cache-Control": REFUSED_CACHE_CONTROL} : gate);
@@ -170,14 +171,43 @@ export function frontDoor(readFile) {
       space = JSON.parse(new TextDecoder().decode(found));
     }
     const described = publicOnly ? PUBLIC_SPACE : space;
-    const found = await resolve(described, url.pathname, url.search.slice(1), fetchFile);
+    const found = await resolve(described, url.pathname, url.search.slice(1), fetchFile, {serveExports: true});
     if (found === null) return null;
+    const headers = answerHeaders(described, found);
+    if (found.served) {
+      const response = await served(found.file, headers, headers["Content-Disposition"] !== undefined && !keyed);
+      if (response !== null) return response;
+      // a file the description names but the site lacks: the front door's own 404, as when it read the files
+      const missing = await resolve(described, url.pathname, url.search.slice(1), fetchFile);
+      return new Response(request.method === "HEAD" ? null : missing.body,
+        {status: missing.status, headers: answerHeaders(described, missing)});
+    }
+    return new Response(request.method === "HEAD" ? null : found.body, {status: found.status, headers});
+
+    // An export's file (up to the whole dataset) is never read here. A download whose headers the site declares
+    // for its file (netlify.toml [[headers]], _headers: the same type, name, API headers and snapshot), asked
+    // without a key, is a rewrite where the host has one (Netlify: a URL returned); any other is the host's
+    // response to a read of the file, its body passed on as it streams, under this answer's headers.
+    async function served(file, headers, declared) {
+      if (declared && rewrite !== null) return rewrite(filePath(file), request);
+      const response = await networkSafe(() => readFile(filePath(file), reader));
+      if (response.status === 200 && request.method !== "HEAD") {
+        return new Response(response.body, {status: 200, headers});
+      }
+      await response.body?.cancel().catch(() => {});
+      if (response.status === 200) return new Response(null, {status: 200, headers});
+      if (response.status === 404) return null;
+      throw new Unreadable(response.status, response.headers.get("Retry-After"));
+    }
+  }
+
+  function answerHeaders(described, found) {
     const headers = {...API_HEADERS, "Content-Type": found.contentType};
     if (space?.snapshot) headers["Dataset-Snapshot"] = space.snapshot.id; // the build's: versions.py SNAPSHOT_HEADER
     // a download's file name (the query form's URL names none): the registry's, as the files' headers give it
     const attachment = found.file === null ? undefined : described.export.attachments?.[found.file];
     if (attachment !== undefined) headers["Content-Disposition"] = attachment;
-    return new Response(request.method === "HEAD" ? null : found.body, {status: found.status, headers});
+    return headers;
   }
 }
 
