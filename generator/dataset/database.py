@@ -94,12 +94,31 @@ def load_into(
         )
 
 
+LOAD_ROWS = 245_760
+"""Rows of a table loaded from parquet at a time (two of DuckDB's row groups), each slice compressed before the next
+is read: a process loading the 300k tables peaks 90 MiB lower than a table at a time (news, 800,000 rows, is the
+largest)."""
+
+
 def load_parquet(con: duckdb.DuckDBPyConnection, files: dict[str, str]) -> None:
     """Create input tables from parquet files that hold them as ``load_into`` loads them (table name -> file; a
     table validated in a worker process, or an earlier build's parquet export of it)."""
     for name, path in files.items():
         create_table(con, TABLE_BY_NAME[name])
-        con.execute(f"INSERT INTO {name} SELECT * FROM read_parquet($1)", [path])
+        (rows,) = con.execute("SELECT count(*) FROM read_parquet($1)", [path]).fetchone()  # type: ignore[misc]
+        for start in range(0, rows, LOAD_ROWS):  # in the file's order, a slice at a time
+            con.execute(f"INSERT INTO {name} SELECT * EXCLUDE (file_row_number) FROM read_parquet($1, "
+                        f"file_row_number = true) WHERE file_row_number >= {start} "
+                        f"AND file_row_number < {start + LOAD_ROWS}", [path])
+            compress(con)
+
+
+def compress(con: duckdb.DuckDBPyConnection) -> None:
+    """Compress the tables loaded so far (``CHECKPOINT``: an in-memory database keeps a table as appended, about
+    six times its compressed size, until then): each process of a build holds its copy of every table, at 300k
+    companies 411 MiB as appended, 72 MiB compressed (``load_parquet`` does it after each slice of a table, so that
+    no more than ``LOAD_ROWS`` rows are held uncompressed)."""
+    con.execute("CHECKPOINT")
 
 
 def save_parquet(con: duckdb.DuckDBPyConnection, name: str, path: str) -> None:

@@ -28,7 +28,7 @@ import duckdb
 from pydantic import ValidationError
 
 from generator.dataset.cells import leaf_types
-from generator.dataset.database import Staging, check_references, check_unique
+from generator.dataset.database import Staging, check_references, check_unique, compress
 from generator.dataset.issues import DataError, Issue
 from generator.dataset.lines import Lines, bad_utf8
 from generator.dataset.schema import RESERVED_SLUGS, TABLES, DatasetInfo, Table
@@ -285,6 +285,7 @@ def validate_into(
     info, staged = _check_all(con, data_dir, scratch, block)
     for staging in staged.values():
         staging.finish()
+        compress(con)
     return info
 
 
