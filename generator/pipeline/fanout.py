@@ -42,16 +42,16 @@ from generator.output.staged import LISTING_UNIT, SCRATCH_DIR, StagedFiles, Writ
 from generator.output.writer import OutputWriter
 
 PR_SET_PDEATHSIG = 1
-MEMORY_LIMIT = "320MB"
+MEMORY_LIMIT = "512MB"
 """DuckDB's memory limit in each process of a build (the build process, each worker, each Dask task thread): past it,
 tables and the operators that can spill do so into a folder of the staging folder's scratch space
-(``duckdb_config``). Its buffer pool also caches table pages up to the limit. No query of the render stage holds
-more than the limit: a listing route's combinations are counted, listed and ordered by operators that spill (no
-``list()`` aggregate over a route's rows: ``generator.api.combinations``), a profile shard's aggregates hold the
-shard's rows only (``details._source``). With the tables compressed (``database.compress``: 74 MiB at 300k
-companies), a company-profile shard at 300k runs at 320 MB (its process's max RSS 388 MiB; at 512 MB the workers
-reached 615 MiB on those shards) but failed at 256 MB (its parts over every company, the sector windows and the
-provenance, do not spill)."""
+(``duckdb_config``). Its buffer pool also caches table pages up to the limit. A listing route's combinations are
+counted, listed and ordered by operators that spill (no ``list()`` aggregate over a route's rows:
+``generator.api.combinations``), a profile shard's aggregates hold the shard's rows only (``details._source``).
+Not lower: at 320 MB a whole 300k-company build failed in a listing route's ``materialize`` (its rows' table,
+"failed to allocate 16.0 MiB (301.2 MiB/305.1 MiB used)"), although a company-profile shard alone ran at 320 MB; at
+256 MB a company-profile shard fails (its parts over every company, the sector windows and the provenance, do not
+spill). The tables themselves are compressed (``database.compress``: 74 MiB at 300k companies)."""
 
 
 ALLOCATOR = {"allocator_flush_threshold": "16MB", "allocator_bulk_deallocation_flush_threshold": "16MB"}
