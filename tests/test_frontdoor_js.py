@@ -320,7 +320,8 @@ const csv = "/api/export?format=CSV&table=Companies";
 process.stdout.write(JSON.stringify({
   rewrite: await ask(netlify, csv), keyed: await ask(netlify, csv, "GET", true),
   worker: await ask(worker, csv), head: await ask(worker, csv, "HEAD"),
-  json: await ask(netlify, "/api/export?format=json&table=companies"), bad: await ask(netlify, "/api/export?format=xml"),
+  json: await ask(netlify, "/api/export?format=json&table=companies"),
+  bad: await ask(netlify, "/api/export?format=xml"),
 }));
 """
     done = subprocess.run([NODE, "--input-type=module", "-e", script, str(embedded_build), key], cwd=ROOT,
