@@ -247,13 +247,13 @@ def test_rebuild_uses_the_digest_manifest_and_repairs_hand_edits(
     listed = (out / ".company-ipo-api.digests").read_text().splitlines()
     assert len(listed) == len(tree(out)) - 1  # every file but the manifest itself
     read_back: list[str] = []
-    original = writer_module._same_file_content
+    original = writer_module.same_file_content
 
     def spy(path: str, data: bytes) -> bool:
         read_back.append(path)
         return original(path, data)
 
-    monkeypatch.setattr(writer_module, "_same_file_content", spy)
+    monkeypatch.setattr(writer_module, "same_file_content", spy)
     before = inodes(out)
     assert build(BuildConfig(TINY, out, force=True)).written == 0
     assert inodes(out) == before

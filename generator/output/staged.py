@@ -13,11 +13,18 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
-import shutil
 import stat
 from collections.abc import Iterator
 from typing import IO
 
+from generator.output.files import (
+    clear_path,
+    listed_file,
+    listed_status,
+    real_folder,
+    same_file_content,
+    same_inode,
+)
 from generator.output.manifest import Previous, digest, digest_text, merge_runs, write_run
 from generator.output.stats import BOOKKEEPING, LISTING_UNIT, WriteStats, endpoint_of, kind_of
 from generator.output.streams import StreamedFile, Written, measured
@@ -38,69 +45,6 @@ _NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0) |
 
 class OutputError(Exception):
     """The build tried to write something it must not."""
-
-
-def _same_inode(a: str, b: str) -> bool:
-    try:
-        first, second = os.lstat(a), os.lstat(b)
-    except OSError:
-        return False
-    return (first.st_ino, first.st_dev) == (second.st_ino, second.st_dev) and stat.S_ISREG(second.st_mode)
-
-
-def _real_folder(path: str) -> bool:
-    """Whether ``path`` is a folder itself, not a link to one."""
-    try:
-        return stat.S_ISDIR(os.lstat(path).st_mode)
-    except OSError:
-        return False
-
-
-def _clear(path: str) -> None:
-    """Remove what a recycled folder holds at ``path`` (a file, or a folder where a file goes now)."""
-    if os.path.isdir(path) and not os.path.islink(path):
-        shutil.rmtree(path)
-    else:
-        os.unlink(path)
-
-
-def _listed_status(path: str, size: int) -> os.stat_result | None:
-    """The ``lstat`` of a regular file (not a link to elsewhere) of ``size`` bytes at ``path``; None if there is
-    none."""
-    try:
-        status = os.lstat(path)
-    except (FileNotFoundError, NotADirectoryError):
-        return None
-    return status if stat.S_ISREG(status.st_mode) and status.st_size == size else None
-
-
-def listed_file(path: str, size: int, listed_at: int) -> bool | None:
-    """Whether a regular file (not a link to elsewhere) of ``size`` bytes, untouched since its output's digest
-    manifest was written (``listed_at``, ns), is at ``path``; None: modified since, so compare its bytes."""
-    status = _listed_status(path, size)
-    if status is None:
-        return False
-    return True if status.st_mtime_ns <= listed_at else None
-
-
-def _same_file_content(path: str, data: bytes | str) -> bool:
-    """Whether a regular file (not a link to elsewhere) holds exactly ``data``: bytes, or the content of the file at
-    that path (compared a block at a time)."""
-    try:
-        status = os.lstat(path)
-        size = len(data) if isinstance(data, bytes) else os.stat(data).st_size
-    except (FileNotFoundError, NotADirectoryError):
-        return False
-    if not stat.S_ISREG(status.st_mode) or status.st_size != size:
-        return False
-    with open(path, "rb") as handle:
-        if isinstance(data, bytes):
-            return handle.read() == data
-        with open(data, "rb") as other:
-            while block := handle.read(1 << 20):
-                if block != other.read(1 << 20):
-                    return False
-    return True
 
 
 class StagedFiles:
@@ -166,16 +110,16 @@ class StagedFiles:
         if self._recycled:
             if parent not in self._dirs:
                 self._mkdir(parent)
-            if _real_folder(folder):
+            if real_folder(folder):
                 self._dirs.add(folder)
                 return
         try:
             os.mkdir(folder)
         except FileExistsError:
-            if not _real_folder(folder):
+            if not real_folder(folder):
                 if not self._recycled:
                     raise
-                _clear(folder)  # a link, or a file of an older output where a folder goes now
+                clear_path(folder)  # a link, or a file of an older output where a folder goes now
                 os.mkdir(folder)
         except FileNotFoundError:
             self._mkdir(parent)
@@ -203,7 +147,7 @@ class StagedFiles:
                 status = source_status or os.lstat(source)
                 if (found.st_ino, found.st_dev) == (status.st_ino, status.st_dev) and stat.S_ISREG(found.st_mode):
                     return  # the recycled folder already holds the previous output's file
-                _clear(target)
+                clear_path(target)
         try:
             os.link(source, target)
         except FileExistsError:
@@ -211,7 +155,7 @@ class StagedFiles:
 
     def _place_bytes(self, key: str, target: str, data: bytes) -> None:
         if self._recycled and os.path.lexists(target):
-            _clear(target)  # never written into: the recycled file's inode is shared with older outputs
+            clear_path(target)  # never written into: the recycled file's inode is shared with older outputs
         try:
             handle = os.open(target, _NEW_FILE, 0o666)
         except FileExistsError:
@@ -251,7 +195,7 @@ class StagedFiles:
             os.remove(source)
         else:
             if self._recycled and os.path.lexists(target):
-                _clear(target)  # replaced, never written into: the recycled file's inode is shared with older outputs
+                clear_path(target)  # replaced, never written into: its inode is shared with older outputs
             os.rename(source, target)
         self._record(key, hexdigest, size, unit, written=not unchanged)
         return Written(hasher.hexdigest(), size)
@@ -284,10 +228,10 @@ class StagedFiles:
         hexdigest, size = self.digests[source]
         first = self._new_prefix + source
         if self._recycled and os.path.lexists(target):
-            if _same_inode(first, target):
+            if same_inode(first, target):
                 self._record(key, hexdigest, size, unit, written=source in self.rewritten)
                 return
-            _clear(target)
+            clear_path(target)
         os.link(first, target)
         self._record(key, hexdigest, size, unit, written=source in self.rewritten)
 
@@ -324,7 +268,7 @@ class StagedFiles:
             self.spill()
         found = []
         for path in paths:
-            status = _listed_status(self._old_prefix + path, old.files[path][1])
+            status = listed_status(self._old_prefix + path, old.files[path][1])
             if status is None or status.st_mtime_ns > old.listed_at:
                 return False  # not the file the manifest lists (see ``listed_file``)
             found.append(status)
@@ -368,7 +312,7 @@ class StagedFiles:
             untouched = listed_file(old, size, self._old.listed_at)  # type: ignore[union-attr]
             if untouched is not None:
                 return untouched
-        return _same_file_content(old, data)
+        return same_file_content(old, data)
 
     def _kind(self, key: str, unit: str) -> str:
         kind = self._kinds.get(unit) if unit else None  # a unit's files are all of one kind

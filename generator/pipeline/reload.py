@@ -30,8 +30,8 @@ from generator.dataset import database, load
 from generator.dataset.database import Staging
 from generator.dataset.load import DataError, Issue
 from generator.dataset.schema import TABLES, DatasetInfo
+from generator.output.files import listed_file
 from generator.output.manifest import Previous, unit_key
-from generator.output.staged import listed_file
 
 SOURCE_UNIT = "source/"
 """Prefix of the units that key each input table by its file (they have no files of their own)."""
