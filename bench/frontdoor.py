@@ -102,10 +102,12 @@ def fetches(dist: Path) -> dict[str, object]:
             "worst": worst[:5]}
 
 
-def latency(dist: Path, only: str = "") -> dict[str, dict[str, float]]:
-    """p50/p99 of the table and of a static file under wrangler pages dev and under Deno, in one run each."""
+def latency(dist: Path, only: str = "", timings: Path | None = None) -> dict[str, dict[str, float]]:
+    """p50/p99 of the table and of a static file under wrangler pages dev and under Deno, in one run each (with
+    ``timings``, every query's seconds per host and pass are written there as JSON)."""
     _, urls = table(dist)
     out: dict[str, dict[str, float]] = {}
+    seconds: dict[str, dict[str, float]] = {}
     with tempfile.TemporaryDirectory() as scratch:
         work = Path(scratch)
         (work / "urls.json").write_text(json.dumps({"requests": [u for u in urls if u.startswith("/api/")],
@@ -123,6 +125,8 @@ def latency(dist: Path, only: str = "") -> dict[str, dict[str, float]]:
                             str(site), "8788", str(work / "urls.json"), str(result), "--", *command],
                            env=env, check=True, capture_output=True, timeout=1800)
             found = json.loads(result.read_text(encoding="utf-8"))
+            seconds.update({f"{name}, {label}": run["seconds"] for label, run in
+                            zip(("first pass", "second pass"), found["passes"], strict=True)})
             for label, run in zip(("first pass", "second pass"), found["passes"], strict=True):
                 front, static = list(run["seconds"].values()), run["static"]
                 figures = {"front_p50": statistics.median(front) * 1000, "front_p99": _pick(front, 0.99) * 1000,
@@ -138,6 +142,8 @@ def latency(dist: Path, only: str = "") -> dict[str, dict[str, float]]:
                 slow = sorted(((s, url) for url, s in run["seconds"].items()), reverse=True)[:5]
                 figures["slowest"] = [f"{s * 1000:.1f} ms {url}" for s, url in slow]  # type: ignore[assignment]
                 out[f"{name}, {label}"] = figures
+    if timings is not None:
+        timings.write_text(json.dumps(seconds, indent=1), encoding="utf-8")
     return out
 
 
@@ -176,6 +182,7 @@ def main() -> None:
     parser.add_argument("--per-class", type=int, default=frontdoor_mix.PER_CLASS, help="--mix: queries per class")
     parser.add_argument("--data", type=Path, help="with --dist: this dataset and its build instead of --sizes")
     parser.add_argument("--dist", type=Path)
+    parser.add_argument("--timings", type=Path, help="--latency: write every query's seconds there (JSON)")
     args = parser.parse_args()
     for size in ["given"] if args.dist else args.sizes.split(","):
         dist = args.dist or built(size, args.rebuild)
@@ -192,7 +199,7 @@ def main() -> None:
         for count, read, url in found["worst"]:  # type: ignore[attr-defined]
             print(f"  {count} reads, {read:,} bytes: {url}")
         if args.latency:
-            for name, figures in latency(dist, args.host).items():
+            for name, figures in latency(dist, args.host, args.timings).items():
                 print(f"  {name}: front door p50 {figures['front_p50']:.1f} ms p99 {figures['front_p99']:.1f} ms; "
                       f"static file p50 {figures['static_p50']:.1f} ms p99 {figures['static_p99']:.1f} ms; "
                       f"p99 ratio {figures['ratio_p99']:.2f}x; without the {figures['downloads']:.0f} "

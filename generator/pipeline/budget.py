@@ -54,7 +54,7 @@ ENDPOINTS: dict[str, Budget] = {
     "api/funding": Budget(7_310, 93_425_000),
     "api/industries": Budget(30, 1_930_000),
     "api/investors": Budget(9_390, 36_355_000),
-    "api/ipos": Budget(1_710, 29_335_000),
+    "api/ipos": Budget(1_710, 29_340_000),
     "api/news": Budget(9_250, 41_020_000),
     "api/offerings": Budget(150, 1_335_000),
     "api/openapi.json": Budget(1, 300_000),

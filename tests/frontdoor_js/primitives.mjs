@@ -11,7 +11,7 @@ for (const {flt, op, args} of JSON.parse(input)) {
     let found;
     if (op === "parse") found = await reader.parse(flt, args[0], async () => null, "see the docs");
     else if (op === "counts") found = Object.fromEntries(reader.counts(args[0], flt, args[1]));
-    else if (op === "mask") found = reader.mask(args[0], flt, args[1]);
+    else if (op === "mask") found = Array.from(reader.mask(args[0], flt, args[1]), Boolean); // 0/1 per row
     else found = reader[op](flt, ...args);
     out.push({ok: found === undefined ? null : found});
   } catch (error) {

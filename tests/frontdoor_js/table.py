@@ -57,7 +57,9 @@ ISSUE_37 = [  # filters and a sort declared front-door-only in the registry alon
     "/api/companies?founded=1850", "/api/companies?minFounded=1e30", "/api/companies?maxFounded=0",
     "/api/companies?minFounded=2005&minValuation=5e9&status=private", "/api/companies?founded=2015&maxFounded=2020",
     "/api/ipos?sort=-return", "/api/ipos?sort=-return&page=2", "/api/ipos?status=listed&sort=-return",
-    "/api/ipos?year=2021&exchange=nasdaq&sort=-return",
+    "/api/ipos?year=2021&exchange=nasdaq&sort=-return", "/api/ipos?sort=date", "/api/ipos?sort=date&page=2",
+    "/api/ipos?status=listed&year=2021&sort=date", "/api/ipos?exchange=nasdaq&sort=date&page=3",
+    "/api/ipos?year=2020&sort=date&page=2",
 ]
 UNANSWERABLE = ["/api/companies?q=stripe&founded=2015", "/api/companies?q=open%20ai&maxFounded=2000&sector=fintech"]
 """A filter without files that rows do not carry, with one the query index does not hold: a 404 naming both."""

@@ -341,6 +341,7 @@ function* combinations(items, size, start = 0) {
 // the files do not publish is on hosts without code)
 const NOT_INDEXED = "{path}: `{name}` is answered from the query index, which does not hold {others}: drop one of them";
 const COMPARE = {eq: (c) => c === 0, ge: (c) => c >= 0, le: (c) => c <= 0};
+const TEST = {eq: (a, b) => a === b, ge: (a, b) => a >= b, le: (a, b) => a <= b}; // two numbers: COMPARE of cmpValue
 // two numbers compare as their shortest decimals do (distinct doubles have disjoint rounding intervals): no
 // decimal made for them, which the facets' counts over an index's rows would make a million times at 100k
 const holds = (op, a, b) => COMPARE[op](typeof a === "number" && typeof b === "number"
@@ -358,7 +359,54 @@ function tally(keys, counts) {
 function starting(entry, word) {
   const codes = new Set();
   entry.values.forEach((v, i) => { if (v.startsWith(word)) codes.add(i); });
-  return entry.codes.map((found) => found.some((c) => codes.has(c)));
+  const out = new Uint8Array(entry.codes.length);
+  entry.codes.forEach((found, i) => { if (found.some((c) => codes.has(c))) out[i] = 1; });
+  return out;
+}
+
+// How many masked rows each rung holds, in the rungs' order, in one pass over the rows: each row's value is placed
+// among the rungs sorted (a binary search), and a rung holds the rows placed on its side. Null where a rung or a
+// row's value is not a number (the caller compares them one by one).
+function rungCounts(numbers, mask, rungs, compare) {
+  if (!rungs.every((r) => typeof r === "number")) return null;
+  const sorted = [...rungs].sort((a, b) => a - b);
+  const placed = new Float64Array(sorted.length + 1); // [k]: rows with k rungs below (ge: at or below) the value
+  for (let i = 0; i < numbers.length; i++) {
+    const value = numbers[i];
+    if (!mask[i] || value === null) continue;
+    if (typeof value !== "number") return null;
+    let low = 0, high = sorted.length;
+    while (low < high) {
+      const middle = (low + high) >> 1;
+      if (compare === "ge" ? sorted[middle] <= value : sorted[middle] < value) low = middle + 1;
+      else high = middle;
+    }
+    placed[low] += compare === "eq" ? (low < sorted.length && sorted[low] === value ? 1 : 0) : 1;
+  }
+  return rungs.map((rung) => {
+    const at = sorted.indexOf(rung); // its first place among equal rungs
+    let n = 0;
+    if (compare === "ge") for (let k = at + 1; k <= sorted.length; k++) n += placed[k]; // value >= rung
+    else if (compare === "le") for (let k = 0; k <= at; k++) n += placed[k]; // value <= rung
+    else n = placed[at];
+    return n;
+  });
+}
+
+// A mask is a Uint8Array over an index's rows (1: the row matches): over 100k rows, loops over typed arrays take a
+// tenth of the time that arrays of booleans made with map() do.
+function numberMask(numbers, compare, value) {
+  const out = new Uint8Array(numbers.length);
+  if (typeof value !== "number") {
+    numbers.forEach((n, i) => { if (n !== null && COMPARE[compare](cmpValue(n, value))) out[i] = 1; });
+    return out;
+  }
+  const test = TEST[compare];
+  for (let i = 0; i < numbers.length; i++) {
+    const n = numbers[i];
+    if (n !== null && test(n, value)) out[i] = 1;
+  }
+  return out;
 }
 
 const choice = {
@@ -390,10 +438,15 @@ const choice = {
     return flt.multi ? Array.isArray(found) && found.includes(value) : found === value;
   },
   mask(entry, flt, value) {
-    const code = entry.values.indexOf(String(value));
-    if (code < 0) return new Array(entry.codes.length).fill(false);
-    if (flt.multi) return entry.codes.map((codes) => codes.includes(code));
-    return entry.codes.map((c) => c === code);
+    const code = entry.values.indexOf(String(value)), codes = entry.codes;
+    const out = new Uint8Array(codes.length);
+    if (code < 0) return out;
+    if (flt.multi) {
+      for (let i = 0; i < codes.length; i++) if (codes[i].includes(code)) out[i] = 1;
+    } else {
+      for (let i = 0; i < codes.length; i++) if (codes[i] === code) out[i] = 1;
+    }
+    return out;
   },
   counts(entry, flt, mask) { // per code, then per value (an index's rows: no array made per row)
     const perCode = new Float64Array(entry.values.length);
@@ -440,19 +493,20 @@ const number = {
     const found = get(row, flt.field);
     return found !== null && holds(flt.compare, found, value);
   },
-  mask: (entry, flt, value) => entry.numbers.map((n) => n !== null && COMPARE[flt.compare](cmpValue(n, value))),
+  mask: (entry, flt, value) => numberMask(entry.numbers, flt.compare, value),
   keys: (flt, found) => "rungs" in flt ? flt.rungs.filter((r) => holds(flt.compare, found, r)) : [found],
   counts(entry, flt, mask) {
     const counts = new Map();
     if ("rungs" in flt) { // per rung, the rows it holds (no array made per row)
-      for (const rung of flt.rungs) {
-        let n = 0;
-        entry.numbers.forEach((found, i) => { if (mask[i] && found !== null && holds(flt.compare, found, rung)) n++; });
+      const found = rungCounts(entry.numbers, mask, flt.rungs, flt.compare);
+      flt.rungs.forEach((rung, r) => {
+        const n = found ? found[r] : entry.numbers.reduce((sum, value, i) =>
+          sum + (mask[i] && value !== null && holds(flt.compare, value, rung) ? 1 : 0), 0);
         if (n) counts.set(rung, (counts.get(rung) || 0) + n);
-      }
+      });
       return counts;
     }
-    entry.numbers.forEach((found, i) => { if (mask[i] && found !== null) tally(number.keys(flt, found), counts); });
+    entry.numbers.forEach((found, i) => { if (mask[i] && found !== null) counts.set(found, (counts.get(found) || 0) + 1); });
     return counts;
   },
   rowCounts(flt, rows) {
@@ -483,8 +537,7 @@ const day = { // a day YYYY-MM-DD, compared with a row's ISO date; the query ind
     return found !== null && COMPARE[flt.compare](cmpStr(String(found), value));
   },
   mask(entry, flt, value) {
-    const wanted = Number(value.replaceAll("-", ""));
-    return entry.numbers.map((n) => n !== null && COMPARE[flt.compare](cmpValue(n, wanted)));
+    return numberMask(entry.numbers, flt.compare, Number(value.replaceAll("-", "")));
   },
 };
 
@@ -523,7 +576,7 @@ const wordsValue = {
   mask(entry, flt, value) { // every word starts a word of the row, or the words glued together do
     const each = allOf(value.map((w) => starting(entry, w)), entry.codes.length);
     const glued = starting(entry, value.join(""));
-    return each.map((a, i) => a || glued[i]);
+    return each.map((a, i) => a | glued[i]);
   },
 };
 
@@ -809,8 +862,8 @@ class Listing {
 }
 
 function allOf(masks, rows) {
-  const out = new Array(rows).fill(true);
-  for (const mask of masks) for (let i = 0; i < rows; i++) out[i] = out[i] && mask[i];
+  const out = new Uint8Array(rows).fill(1);
+  for (const mask of masks) for (let i = 0; i < rows; i++) if (!mask[i]) out[i] = 0;
   return out;
 }
 
@@ -941,10 +994,18 @@ async function fromIndex(listing, values, sort, page) {
   const mask = allOf([...values].map(([n, v]) => primitive(filters[n]).mask(held[n], filters[n], v)), rows);
   const numbered = defaultOrder(index); // the default order, made once per index
   const order = (name) => name === index.order ? numbered : index.orders[name];
-  const matches = order(sort).filter((i) => mask[i]);
-  const total = matches.length, pages = Math.ceil(total / perPage), last = Math.max(pages, 1);
+  const chosen = []; // the asked page's rows, and the total of every matching row
+  const first = (page - 1) * perPage, ordering = order(sort);
+  let total = 0;
+  for (let at = 0; at < ordering.length; at++) {
+    const i = ordering[at];
+    if (mask[i]) {
+      if (total >= first && total < first + perPage) chosen.push(i);
+      total += 1;
+    }
+  }
+  const pages = Math.ceil(total / perPage), last = Math.max(pages, 1);
   if (page > last) return notFound(`${route.path}: page ${page} is past the last page (${last})`);
-  const chosen = matches.slice((page - 1) * perPage, page * perPage);
   if (!chosen.length) return listing.page([], 0, values, sort, page, {});
   const exact = new Map();
   const bases = new Map();
