@@ -452,7 +452,7 @@ const choice = {
     const perCode = new Float64Array(entry.values.length);
     for (let i = 0; i < entry.codes.length; i++) {
       const found = entry.codes[i];
-      if (!mask[i] || found === null) continue;
+      if (!mask[i] || found === null || found < 0) continue; // no value: null, or -1 in a decoded index
       if (Array.isArray(found)) for (const c of found) perCode[c] += 1;
       else perCode[found] += 1;
     }
@@ -861,7 +861,8 @@ class Listing {
   }
 }
 
-function allOf(masks, rows) {
+function allOf(masks, rows) { // never changed by its callers: one mask is its own conjunction
+  if (masks.length === 1) return masks[0];
   const out = new Uint8Array(rows).fill(1);
   for (const mask of masks) for (let i = 0; i < rows; i++) if (!mask[i]) out[i] = 0;
   return out;
@@ -893,7 +894,7 @@ const defaultOrders = new WeakMap();
 function defaultOrder(index) {
   let found = defaultOrders.get(index);
   if (found === undefined) {
-    found = Array.from({length: index.rows}, (_, i) => i);
+    found = Uint32Array.from({length: index.rows}, (_, i) => i);
     defaultOrders.set(index, found);
   }
   return found;
@@ -934,9 +935,9 @@ export function parseIndex(raw) {
       const starts = read(entry.starts), lists = read(entry.lists);
       filters[name] = {values: entry.values,
         codes: Array.from({length: starts.length - 1}, (_, i) => Array.from(lists.subarray(starts[i], starts[i + 1])))};
-    } else filters[name] = {values: entry.values, codes: Array.from(read(entry.codes), (c) => c ? c - 1 : null)};
+    } else filters[name] = {values: entry.values, codes: Int32Array.from(read(entry.codes), (c) => c - 1)}; // -1: none
   }
-  const orders = Object.fromEntries(Object.entries(header.orders).map(([sort, place]) => [sort, Array.from(read(place))]));
+  const orders = Object.fromEntries(Object.entries(header.orders).map(([sort, place]) => [sort, read(place)]));
   return {...header, filters, orders};
 }
 
@@ -1020,8 +1021,11 @@ async function fromIndex(listing, values, sort, page) {
   const needed = new Uint8Array(rows); // the asked page's rows (distinct)
   for (const i of chosen) needed[i] = 1;
   let best = null;
+  const conjunctions = new Map(); // one per set of filters, whichever sort
   for (const [names, baseSort] of indexCandidates(listing, exact)) {
-    const base = names.length ? allOf(names.map((n) => bases.get(n)), rows) : null; // none: every row
+    const key = names.join("&");
+    if (names.length && !conjunctions.has(key)) conjunctions.set(key, allOf(names.map((n) => bases.get(n)), rows));
+    const base = names.length ? conjunctions.get(key) : null; // none: every row
     const where = new Map();
     let position = 0;
     const ordered = order(baseSort);
