@@ -27,8 +27,10 @@ A query it does not cover (another page, several words, two other filters) goes 
 
 from __future__ import annotations
 
+import array
 import bisect
 import itertools
+import sys
 from collections.abc import Iterator
 from typing import Any
 
@@ -41,6 +43,8 @@ from generator.dataset import serialize
 
 FILES = 3
 """Published pages a short prefix's first page reads beside its own file: four reads in all."""
+BATCH = 10_000
+"""Rows' words read from DuckDB at a time."""
 
 
 def plan(route: ListRoute) -> dict[str, Any] | None:
@@ -82,9 +86,13 @@ class _Route:
         self.entries = filter_entries(con, route, default)
         text = next(f for f in route.filters if f.name == found["filter"])
         self.text = text
-        self.idx = [i for (i,) in con.execute(f"SELECT _idx FROM rows ORDER BY {default}").fetchall()]
+        self.idx = array.array("q", (i for (i,) in con.execute(f"SELECT _idx FROM rows ORDER BY {default}").fetchall()))
         terms = con.execute(f"SELECT {text_terms(text.column, text.prefixes)} FROM rows ORDER BY {default}")
-        self.terms = [sorted(set(t) - {None}) for (t,) in terms.fetchall()]
+        # each row's words, one string object per distinct word (a few per row, repeated over every row), read a
+        # batch at a time
+        self.terms: list[tuple[str, ...]] = []
+        while batch := terms.fetchmany(BATCH):
+            self.terms += [tuple(sorted({sys.intern(w) for w in t if w is not None})) for (t,) in batch]
         self.by_term: dict[str, list[int]] = {}
         for row, found_terms in enumerate(self.terms):
             for term in found_terms:
