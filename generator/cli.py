@@ -81,16 +81,21 @@ def build(data_dir: Path, out_dir: Path, quiet: bool, force: bool, workers: int 
     from generator.output.writer import Changes, OutputError
     from generator.pipeline.build import BuildConfig
     from generator.pipeline.build import build as run_build
+    from generator.pipeline.failures import cause_of
 
     def progress(message: str) -> None:
         if not quiet:
             click.echo(f"  {message}", err=True)
 
+    def failed(error: Exception) -> None:  # at once: before the build stops its workers and clears its staging
+        known = isinstance(error, (DataError, OutputError))  # else the traceback follows the cleanup
+        click.echo(f"Error: {error if known else 'build failed: ' + cause_of(error)}", err=True)
+
     try:
         report = run_build(BuildConfig(data_dir, out_dir, force=force, workers=workers, engine=engine,
-                                       scheduler=scheduler, site_url=site_url), progress)
-    except (DataError, OutputError) as error:
-        raise _fail_on_data_error(error) from None
+                                       scheduler=scheduler, site_url=site_url), progress, failed)
+    except (DataError, OutputError):  # a failed render task (``TaskError``) too
+        sys.exit(1)  # reported by ``failed``
     changes = report.changes if report.changes is not None else Changes([], [], [])
     if changes_path is not None:
         _write_atomically(changes_path, json.dumps(changes.as_json(), indent=1) + "\n")

@@ -10,15 +10,18 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
+from generator.api.routes import ListRoute
 from generator.cli import main
 from generator.dataset.load import DataError
 from generator.output.writer import OutputError, OutputWriter
 from generator.pipeline.build import BuildConfig, build
+from generator.pipeline.failures import TaskError
 
 from .conftest import ROOT, TINY
 
@@ -268,3 +271,88 @@ def test_rebuild_uses_the_digest_manifest_and_repairs_hand_edits(
     assert report.changes is not None and report.changes.changed == ["api/companies/10.json",
                                                                       "api/companies/figma.json"]
     assert (out / "api" / "companies" / "10.json").samefile(profile)
+
+
+OUT_OF_MEMORY = "Out of Memory Error: failed to allocate data of size 16.0 MiB (301.2 MiB/305.1 MiB used)"
+
+
+def _fail_listing(monkeypatch: pytest.MonkeyPatch, route: str, before: Callable[[], None] = lambda: None) -> None:
+    """Make ``route``'s rows table run out of DuckDB memory (in this process, or a worker forked from it)."""
+    import duckdb
+
+    from generator.api import listing
+    from generator.pipeline import fanout
+
+    original = listing.materialize
+
+    def materialize(con: duckdb.DuckDBPyConnection, listed: ListRoute, info: object) -> str:
+        if listed.name == route:
+            before()
+            raise duckdb.OutOfMemoryException(OUT_OF_MEMORY + "\n\nPossible solutions: ...")
+        return original(con, listed, info)
+
+    monkeypatch.setattr(listing, "materialize", materialize)
+    monkeypatch.setattr(fanout, "_start_method", lambda: "fork")  # a spawned worker would not see the patch
+
+
+@pytest.mark.parametrize("workers", [0, 2])
+def test_a_failed_render_task_is_named_first_and_the_output_stays_whole(
+    tmp_path: Path, tiny_build: Path, monkeypatch: pytest.MonkeyPatch, workers: int
+) -> None:
+    out = tmp_path / "dist"
+    shutil.copytree(tiny_build, out)
+    build(BuildConfig(TINY, out, force=True))  # a retired output beside it: the failing build recycles it
+    before = inodes(out)
+    _fail_listing(monkeypatch, "companies")
+    result = CliRunner().invoke(main, ["build", "--data", str(TINY), "--out", str(out), "--force",
+                                       "--workers", str(workers)])
+    assert result.exit_code == 1, result.output
+    error = ("Error: render task /api/companies (listing route `companies`, all its pages) failed: "
+             f"duckdb.OutOfMemoryException: {OUT_OF_MEMORY} (DuckDB's memory limit in each process is ")
+    assert error in result.stderr and f"; the previous output in {out} is intact\n" in result.stderr
+    assert "Traceback" not in result.output and "Possible solutions" not in result.output
+    lines = result.stderr.splitlines()
+    reported = next(i for i, line in enumerate(lines) if line.startswith("Error: "))
+    moved = next(i for i, line in enumerate(lines) if "moved the staging folder aside" in line)
+    assert reported < moved, "the error comes before the cleanup"
+    assert inodes(out) == before
+    retired = tmp_path / ".dist.retired"
+    assert not (tmp_path / ".dist.staging").exists() and (retired / ".company-ipo-api.discarded").is_file()
+    monkeypatch.undo()
+    build(BuildConfig(TINY, out, force=True))  # recycles the failed build's staging folder, or removes it
+    assert tree(out) == tree(tiny_build) and tree(retired) == tree(out)
+
+
+def test_a_failed_task_stops_the_other_workers(
+    tmp_path: Path, tiny_build: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The other worker's task is killed, not waited for: it would finish only once the test lets it (never)."""
+    out = tmp_path / "dist"
+    shutil.copytree(tiny_build, out)
+    before = inodes(out)
+    started, finished = tmp_path / "news-started", tmp_path / "news-finished"
+
+    def wait_for(path: Path) -> None:
+        deadline = time.monotonic() + 60
+        while not path.exists() and time.monotonic() < deadline:
+            time.sleep(0.01)
+
+    from generator.api import listing
+
+    original = listing.materialize
+
+    def slow(con: object, route: ListRoute, info: object) -> str:
+        if route.name == "news":
+            started.touch()
+            wait_for(tmp_path / "never")
+            finished.touch()
+        return original(con, route, info)
+
+    monkeypatch.setattr(listing, "materialize", slow)
+    _fail_listing(monkeypatch, "companies", before=lambda: wait_for(started))  # while news renders
+    messages: list[str] = []
+    with pytest.raises(TaskError, match="/api/companies") as failure:
+        build(BuildConfig(TINY, out, force=True, workers=2), messages.append, lambda e: messages.append(f"! {e}"))
+    assert started.exists() and not finished.exists()
+    assert messages.index(f"! {failure.value}") < next(i for i, m in enumerate(messages) if "staging" in m)
+    assert inodes(out) == before and not (tmp_path / ".dist.staging").exists()

@@ -41,3 +41,35 @@ def test_an_unknown_engine_is_refused(tmp_path: Path) -> None:
         build(BuildConfig(DATA, tmp_path / "out", engine="spark"))
     with pytest.raises(OutputError, match="needs --scheduler"):
         build(BuildConfig(DATA, tmp_path / "out", engine="dask"))
+
+
+def test_a_failed_dask_task_is_named_first_and_the_output_stays_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A task that raises on a Dask worker (threads of this process, which see the patch) fails the build with the
+    task and its cause, reported before the staging folder is moved aside; the previous output is untouched."""
+    import duckdb
+
+    from generator.api import listing
+    from generator.pipeline.failures import TaskError
+
+    out = tmp_path / "dist"
+    build(BuildConfig(DATA, out, workers=0))
+    before = _tree(out)
+    original = listing.materialize
+
+    def materialize(con: duckdb.DuckDBPyConnection, route: object, info: object) -> str:
+        if route.name == "ipos":  # type: ignore[attr-defined]
+            raise duckdb.OutOfMemoryException("Out of Memory Error: failed to allocate data of size 16.0 MiB")
+        return original(con, route, info)
+
+    monkeypatch.setattr(listing, "materialize", materialize)
+    messages: list[str] = []
+    with (distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None)
+          as cluster, pytest.raises(TaskError) as failure):
+        build(BuildConfig(DATA, out, engine="dask", scheduler=cluster.scheduler_address, force=True),
+              messages.append, lambda error: messages.append(f"failed: {error}"))
+    assert str(failure.value).startswith("render task /api/ipos (listing route `ipos`, all its pages) failed: "
+                                         "duckdb.OutOfMemoryException: Out of Memory Error: failed to allocate")
+    assert messages.index(f"failed: {failure.value}") < next(i for i, m in enumerate(messages) if "staging" in m)
+    assert _tree(out) == before and not (tmp_path / ".dist.staging").exists()

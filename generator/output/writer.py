@@ -13,6 +13,9 @@
   those); top-level dotfiles are the generator's own bookkeeping and are not listed.
 - The previous output is kept as ``.<name>.retired`` until the next build, which recycles it as its staging
   folder (``recycle.py``) or, when other code made it, removes it in the background.
+- A build that fails before its swap moves its staging folder aside as ``.<name>.retired`` in one rename
+  (``discard``), marked as no output, for the next build to recycle or remove: removing millions of files takes
+  minutes.
 - The swap exchanges the two folders in one ``renameat2(RENAME_EXCHANGE)`` call where the kernel has it, so a
   build killed at any moment leaves the previous output whole (at worst a stale staging folder, removed by the
   next build).
@@ -28,6 +31,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import errno
 import fcntl
@@ -37,7 +41,7 @@ import os
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import IO
 
@@ -54,6 +58,9 @@ from generator.output.staged import SCRATCH_DIR, OutputError, StagedFiles, merge
 STAGING_SUFFIX = ".staging"
 RETIRED_SUFFIX = ".retired"
 LOCK_SUFFIX = ".lock"
+DISCARDED_FILE = ".company-ipo-api.discarded"
+"""Marks a failed build's staging folder moved aside as the retired folder (``discard``): never put back as the
+output; the next build recycles it or removes it in the background, like any retired folder."""
 
 
 def _sibling(out: Path, suffix: str) -> Path:
@@ -84,7 +91,8 @@ def recover(out: Path) -> None:
     A retired folder beside an existing output is the previous output, kept on purpose: the writer removes it
     in the background while the next build renders (a link there is removed, never followed)."""
     staging, retired = _sibling(out, STAGING_SUFFIX), _sibling(out, RETIRED_SUFFIX)
-    if retired.is_dir() and not retired.is_symlink() and not out.exists() and not out.is_symlink():
+    if (retired.is_dir() and not retired.is_symlink() and not out.exists() and not out.is_symlink()
+            and not (retired / DISCARDED_FILE).exists()):  # a failed build's staging folder is no output
         os.rename(retired, out)  # killed between the fallback's two renames: the previous output comes back
     _remove(staging)
     if retired.is_symlink():
@@ -349,3 +357,22 @@ class OutputWriter(StagedFiles):
         """Drop the staged files (the output is untouched)."""
         self._wait_retired()
         shutil.rmtree(self.staging, ignore_errors=True)
+
+    def discard(self, progress: Callable[[str], None] = lambda _: None) -> None:
+        """Drop the staged files of a failed build without removing them (millions of files take many minutes):
+        move the staging folder aside in one rename as the retired folder, marked (``DISCARDED_FILE``), for the
+        next build to recycle or remove in the background; ``abort`` where that slot is taken (a build that failed
+        in its commit). The output is untouched; ``progress`` says what happens to the folder."""
+        if self._retiring is not None and self._retiring.poll() is None:  # started with the build: mostly done
+            progress(f"waiting for the removal of an older output, {self.retired}")
+        self._wait_retired()
+        _remove(self.staging / SCRATCH_DIR)  # the spilled and handed-over tables: few files, most of the bytes
+        if self.staging.is_dir() and not self.staging.is_symlink() and not os.path.lexists(self.retired):
+            with contextlib.suppress(OSError):
+                (self.staging / DISCARDED_FILE).touch()  # empty: writable on a full disk too
+                os.rename(self.staging, self.retired)
+                progress(f"moved the staging folder aside to {self.retired} in one rename (the next build reuses or "
+                         "removes it; delete it to free the space now)")
+                return
+        progress(f"removing the staging folder {self.staging}")
+        self.abort()

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import contextlib
-import errno
 import functools
 import gc
 import hashlib
 import json
 import sys
+import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -31,7 +31,7 @@ from generator.hosts.templates import TEMPLATE_DIR
 from generator.output import recycle
 from generator.output.staged import BOOKKEEPING
 from generator.output.writer import Changes, OutputError, OutputLock, OutputWriter, real_output, recover
-from generator.pipeline import engines, fanout, reload, tablewise
+from generator.pipeline import engines, failures, fanout, reload, tablewise, work
 from generator.pipeline.reload import validate_into
 
 OUTPUT_MARKER = ".company-ipo-api"
@@ -148,23 +148,64 @@ def _check_output_folder(out: Path) -> None:
         )
 
 
-def build(config: BuildConfig, progress: Progress = lambda _: None) -> BuildReport:
+Failed = Callable[[Exception], None]
+
+
+def build(config: BuildConfig, progress: Progress = lambda _: None, failed: Failed = lambda _: None) -> BuildReport:
     """Validate the dataset, then write the whole API into ``config.out_dir`` atomically.
 
     One build at a time per output (a second one fails at once with ``OutputError``); an operating-system error
     (a full disk, a permission) becomes an ``OutputError`` of one line that says what became of the previous output
-    (intact, or that there was none).
+    (intact, or that there was none); a render task that fails, a ``failures.TaskError`` naming the task and its cause.
+    ``failed`` is called once with the exception the build raises as soon as it fails: before the build stops its
+    workers and clears its staging folder, which ``progress`` then reports.
     """
-    _preflight(config.data_dir)  # before anything is created: a missing dataset leaves no folder and no lock
-    out = real_output(config.out_dir)
-    _check_output_folder(out)  # before the lock file: a refused folder gets nothing beside it
-    committed: list[bool] = []
+    reported: list[Exception] = []
+    lock = threading.Lock()  # a task's failure is reported from the thread that sees it
+
+    def report(error: Exception) -> None:
+        with lock:
+            if not any(error is seen for seen in reported):
+                reported.append(error)
+                failed(error)
+
     try:
-        with OutputLock(out), fewer_collections():
-            recover(out)
-            return _build(config, out, progress, committed)
+        _preflight(config.data_dir)  # before anything is created: a missing dataset leaves no folder and no lock
+        out = real_output(config.out_dir)
+        _check_output_folder(out)  # before the lock file: a refused folder gets nothing beside it
+        committed: list[bool] = []
+        try:
+            with OutputLock(out), fewer_collections():
+                recover(out)
+                return _build(config, out, progress, committed, report)
+        except OSError as error:
+            raise OutputError(failures.os_error_message(error, out, not committed, OUTPUT_MARKER)) from None
+    except Exception as error:
+        report(error)
+        raise
+
+
+@contextlib.contextmanager
+def _reported(report: Failed, out: Path) -> Iterator[Callable[[failures.TaskError], None]]:
+    """Report a failure of the block at once, as the build raises it (before the blocks around it clean up); yields
+    what reports a render task's failure as it happens (the build process may be busy with another stage)."""
+
+    def task_failed(error: failures.TaskError) -> None:
+        error.outcome = failures.output_state(out, True, OUTPUT_MARKER)  # the commit comes after the block
+        report(error)
+
+    try:
+        yield task_failed
     except OSError as error:
-        raise OutputError(_os_error_message(error, out, intact=not committed)) from None
+        converted = OutputError(failures.os_error_message(error, out, True, OUTPUT_MARKER))
+        report(converted)
+        raise converted from None
+    except failures.TaskError as error:
+        task_failed(error)
+        raise
+    except Exception as error:
+        report(error)
+        raise
 
 
 def _preflight(data_dir: Path) -> None:
@@ -204,24 +245,6 @@ def _companies_in(config: BuildConfig) -> int:
         return 0
 
 
-def _os_error_message(error: OSError, out: Path, intact: bool) -> str:
-    what = error.strerror or str(error)
-    if error.errno == errno.ENOSPC:
-        what = "the disk is full (no space left on device)"
-    where = f" ({error.filename})" if error.filename else ""
-    try:  # an output this generator made has its marker; the build failed before swapping in a new one
-        previous = (out / OUTPUT_MARKER).is_file()
-    except OSError:
-        previous = True
-    if not intact:
-        state = f"{out} holds the new output"
-    elif previous:
-        state = f"the previous output in {out} is intact"
-    else:
-        state = f"there was no previous output in {out}, and none was written"
-    return f"build failed: {what}{where}; {state}"
-
-
 class StageClock:
     """Seconds per stage into ``report.stages``: ``done(name)`` closes the stage that ran since the last call."""
 
@@ -234,7 +257,9 @@ class StageClock:
         self._clock = now
 
 
-def _build(config: BuildConfig, out: Path, progress: Progress, committed: list[bool]) -> BuildReport:
+def _build(
+    config: BuildConfig, out: Path, progress: Progress, committed: list[bool], report_failure: Failed,
+) -> BuildReport:
     report = BuildReport()
     stage = StageClock(report)
     _check_output_folder(out)
@@ -248,16 +273,19 @@ def _build(config: BuildConfig, out: Path, progress: Progress, committed: list[b
     # First: the recycled staging folder is listed in another process while the build runs.
     writer = OutputWriter(out, code_fingerprint())
     companies = _companies_in(config)
-    workers = config.workers if config.workers is not None else fanout.default_workers(companies)
+    workers = config.workers if config.workers is not None else work.default_workers(companies)
+    committing = False
     try:
-        # The worker processes start now, so that their start-up overlaps the validation.
-        with _pool(config, writer, workers) as pool, _database(config, writer) as con:
+        # The worker processes start now, so that their start-up overlaps the validation. A failure is reported
+        # first (``_reported``), then the workers stop and the staging folder goes.
+        with (_pool(config, writer, workers) as pool, _database(config, writer) as con,
+              _reported(report_failure, out) as task_failed):
             writer.list_recycled()  # after the pool's fork: a thread waits for the listing
             info, parquet, sources, checked = _validate(config, con, pool, writer, progress)
             stage.done("validate")  # everything is checked before the first byte is written
             writer.ready({route.path for route in (*LIST_ROUTES, *DETAIL_ROUTES, EXPORT_ROUTE)})
-            todo = fanout.tasks(companies)
-            with fanout.Listings(con, info, writer, pool.executor, progress, parquet, todo) as listings:
+            todo = work.tasks(companies)
+            with fanout.Listings(con, info, writer, pool.executor, progress, parquet, todo, task_failed) as listings:
                 if checked:  # this process's tables, loaded while the workers load theirs
                     database.load_parquet(con, parquet)
                 con.execute(queries.read_sql("views"))
@@ -290,11 +318,15 @@ def _build(config: BuildConfig, out: Path, progress: Progress, committed: list[b
             report.changes = writer.changes()
             stage.done("docs")
         progress("commit: swapping the new output in")
+        committing = True
         writer.commit()
         committed.append(True)
         stage.done("commit")
-    except BaseException:
-        writer.abort()  # after the pool's shutdown: no worker writes into the staging folder once it is dropped
+    except BaseException:  # after the pool's shutdown: no worker writes into the staging folder once it is dropped
+        if committing:
+            writer.abort()
+        else:
+            writer.discard(progress)
         raise
     report.files, report.bytes, report.written = writer.stats.files, writer.stats.bytes, writer.stats.written
     return report

@@ -1,7 +1,7 @@
 """Where the render stage's tasks run: the local process pool (``fanout.WorkerPool``, the default) or Dask
 distributed (``DaskPool``: ``build --engine dask --scheduler ADDRESS``).
 
-On Dask, each task of ``fanout.tasks`` (a listing route whole, or a shard of a detail route's resources) is one Dask
+On Dask, each task of ``work.tasks`` (a listing route whole, or a shard of a detail route's resources) is one Dask
 task running ``fanout.run_task`` on a worker: it loads the validated tables from their parquet files in the staging
 folder's scratch space (once per worker thread), writes its pages straight into the staging folder and answers with
 what it wrote (paths, digests and sizes, never the bytes). The staging folder must therefore be the same path on
@@ -12,6 +12,7 @@ bytes are the local build's: every file belongs to exactly one task, whatever ru
 
 from __future__ import annotations
 
+import contextlib
 from concurrent.futures import Executor
 from typing import Any
 
@@ -47,15 +48,17 @@ class DaskPool:
     def close(self) -> None:
         """Nothing to stop: the workers are the scheduler's."""
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, failed: type[BaseException] | None, *_: object) -> None:
         if self._client is None:
             return
         from generator.pipeline import fanout
 
         try:
             if self.executor is not None:
-                self.executor.shutdown(wait=False)
-            self._client.run(fanout.close_connections)
+                self.executor.shutdown(wait=False)  # cancels the pending tasks
+            # After a failure the workers' running tasks are interrupted; an error doing so must not hide the failure.
+            with contextlib.suppress(Exception) if failed is not None else contextlib.nullcontext():
+                self._client.run(fanout.close_connections)
         finally:
             self._client.close()
             self._client = None

@@ -25,9 +25,8 @@ import signal
 import sys
 import threading
 import time
-from collections import Counter
 from collections.abc import Callable
-from concurrent.futures import Executor, Future, ProcessPoolExecutor
+from concurrent.futures import FIRST_EXCEPTION, Executor, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 
 import duckdb
@@ -40,6 +39,8 @@ from generator.dataset.schema import TABLES, DatasetInfo
 from generator.output.manifest import Previous, read_previous, unit_key
 from generator.output.staged import LISTING_UNIT, SCRATCH_DIR, StagedFiles, WriteStats
 from generator.output.writer import OutputWriter
+from generator.pipeline.failures import TaskError
+from generator.pipeline.work import Task, order, tasks
 
 PR_SET_PDEATHSIG = 1
 MEMORY_LIMIT = "512MB"
@@ -124,42 +125,6 @@ def render_details(
     return result
 
 
-Task = tuple[str, int, int]
-"""A unit of work: a route's name (listing and detail routes' names differ), the shard's number and the number of
-shards (a listing route is one shard)."""
-SHARD_RESOURCES = 20_000
-"""Resources per shard of a detail route, about (the company profiles at 10k companies: one shard)."""
-
-
-def tasks(companies: int) -> list[Task]:
-    """Every task of a build: each listing route whole, each detail route in shards by the number of companies
-    (the largest detail route has one resource per company). The output does not depend on the sharding."""
-    shards = max(1, -(-companies // SHARD_RESOURCES))
-    return [(route.name, 0, 1) for route in LIST_ROUTES] + [
-        (route.name, number, shards) for route in DETAIL_ROUTES for number in range(shards)]
-
-
-def _order(previous: Previous | None, todo: list[Task]) -> list[Task]:
-    """The tasks, largest first, so that the last one to finish is a small one: by the files each made last
-    time, else by what makes the most files: the profiles (one or more per company), a filter with a value per
-    company, a word or prefix filter, then filters times sorts."""
-    if previous is not None and previous.by_unit:
-        counts: Counter[str] = Counter()
-        for unit, paths in previous.by_unit.items():
-            if not unit.startswith("export/"):  # a listing route's unit, or a profile's (``<route>/<key>``)
-                name = unit.removeprefix(LISTING_UNIT) if unit.startswith(LISTING_UNIT) else unit.split("/")[0]
-                counts[name] += len(paths)
-        return sorted(todo, key=lambda task: (-counts[task[0]] // task[2], todo.index(task)))
-
-    def weight(route: ListRoute) -> tuple[int, int]:
-        text = any(not f.kind.faceted for f in route.filters)  # words: a file per word or prefix
-        per_company = any(f.name == "company" for f in route.filters)
-        return (-2 * per_company - text, -len(route.sort_values) * len(route.filters))
-
-    first = [task for route in DETAIL_ROUTES for task in todo if task[0] == route.name]
-    return first + [task for route in sorted(LIST_ROUTES, key=weight) for task in todo if task[0] == route.name]
-
-
 @dataclass(frozen=True)
 class Place:
     """Where a task writes and what it compares with: the staging folder, the previous output (its folder, the code
@@ -178,6 +143,8 @@ _manifest_lock = threading.Lock()
 _connections: dict[int, tuple[tuple[tuple[str, str], ...], duckdb.DuckDBPyConnection]] = {}
 """Each thread's database and the tables it holds (a Dask worker runs tasks in threads; a DuckDB connection is not
 shared across them)."""
+_running: set[int] = set()  # the threads running a task (``close_connections`` waits for them)
+_idle = threading.Condition(_manifest_lock)
 
 
 def _previous_manifest(place: Place) -> Previous | None:
@@ -227,21 +194,32 @@ def run_task(task: Task, tables: tuple[tuple[str, str], ...], info: DatasetInfo,
     ident = threading.get_ident()
     with _manifest_lock:
         held = _connections.get(ident)
-    if held is None or held[0] != tables:
-        if held is not None:
-            held[1].close()
-        held = _connections[ident] = (tables, _database(tables, place))
-    return render_task(held[1], task, info, place, _previous_manifest(place))
+        _running.add(ident)
+    try:
+        if held is None or held[0] != tables:
+            if held is not None:
+                held[1].close()
+            held = _connections[ident] = (tables, _database(tables, place))
+        return render_task(held[1], task, info, place, _previous_manifest(place))
+    finally:
+        with _idle:
+            _running.discard(ident)
+            _idle.notify_all()
 
 
 def close_connections() -> None:
     """Close this process's task databases (run by a Dask engine on each worker once the tasks are done: their
-    spill folders are in the staging folder)."""
+    spill folders are in the staging folder). After a failed task others may still run: their queries are
+    interrupted, so that they fail at once, and waited for (none writes into the staging folder once it is moved)."""
     with _manifest_lock:
         held = list(_connections.values())
         _connections.clear()
     for _, con in held:
-        con.close()
+        con.interrupt()
+        with contextlib.suppress(duckdb.Error):  # busy: its task fails and the connection closes when dropped
+            con.close()
+    with _idle:
+        _idle.wait_for(lambda: not _running)
 
 
 def render_task(
@@ -305,8 +283,19 @@ class WorkerPool:
         if self.executor is not None:
             self.executor.shutdown(wait=True, cancel_futures=True)
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, failed: type[BaseException] | None, *_: object) -> None:
+        if failed is not None and self.executor is not None:  # killed, not waited for (a task can run for minutes)
+            processes = list((getattr(self.executor, "_processes", None) or {}).values())  # public in Python 3.14
+            self.executor.shutdown(wait=False, cancel_futures=True)
+            for process in processes:
+                process.kill()
+                process.join()
         self.close()
+
+
+def _failed(task: Task, error: BaseException) -> TaskError:
+    out_of_memory = isinstance(error, duckdb.OutOfMemoryException)
+    return TaskError(task, error, f"DuckDB's memory limit in each process is {MEMORY_LIMIT}" if out_of_memory else "")
 
 
 class Listings:
@@ -316,10 +305,13 @@ class Listings:
         self, con: duckdb.DuckDBPyConnection, info: DatasetInfo, writer: OutputWriter,
         pool: Executor | None, progress: Callable[[str], None] | None = None,
         parquet: dict[str, str] | None = None, todo: list[Task] | None = None,
+        failed: Callable[[TaskError], None] = lambda _: None,
     ) -> None:
         """``pool``: from ``start_pool`` (or any executor whose workers see the staging folder: ``engines.py``), or
         None to render in this process; ``parquet``: the tables of ``con`` already held in parquet files (table name
-        -> file), which the workers load instead of new ones; ``todo``: the tasks (``tasks``)."""
+        -> file), which the workers load instead of new ones; ``todo``: the tasks (``tasks``); ``failed``: called
+        with the first task's failure as soon as it happens (the build process may be writing the exports), once
+        the tasks not started are cancelled; ``results()`` raises it."""
         self._con, self._info, self._writer = con, info, writer
         self._parquet = dict(parquet or {})
         self._progress = progress
@@ -330,6 +322,7 @@ class Listings:
         self._tasks = todo if todo is not None else tasks(0)
         self._pool = pool
         self._futures: list[Future[RouteResult]] = []
+        self._failed, self._failure = failed, None
         self.examples: dict[str, list[str]] = {}
         """Each detail route's example URLs, once ``results()`` returned."""
 
@@ -341,7 +334,7 @@ class Listings:
                     files[table.name] = self._writer.scratch(f"load-{table.name}.parquet")
                     database.save_parquet(self._con, table.name, files[table.name])
             tables = tuple(sorted(files.items()))
-            self._tasks = _order(self._writer.previous_manifest, self._tasks)
+            self._tasks = order(self._writer.previous_manifest, self._tasks)
             self._futures = [self._pool.submit(run_task, task, tables, self._info, self._place)
                              for task in self._tasks]
             for future in self._futures:  # reported as each finishes, while the build process does other stages
@@ -355,9 +348,18 @@ class Listings:
         if self._pool is None:
             digests = self._writer.previous_manifest
             for task in self._tasks:
-                done.append(render_task(self._con, task, self._info, self._place, digests))
+                try:
+                    done.append(render_task(self._con, task, self._info, self._place, digests))
+                except Exception as error:
+                    raise _failed(task, error) from error
                 self._report(done)
-        else:
+        else:  # the first failure is raised as soon as it happens, not after the tasks submitted before it
+            wait(self._futures, return_when=FIRST_EXCEPTION)
+            for future in self._futures:  # a failure ends the wait before its callback has run
+                if future.done() and not future.cancelled() and future.exception() is not None:
+                    self._fail(future)
+            if self._failure is not None:
+                raise self._failure from self._failure.cause
             done = [future.result() for future in self._futures]
         self.examples = {route.name: [] for route in DETAIL_ROUTES}
         for result in done:
@@ -368,11 +370,24 @@ class Listings:
         return {route.name: by_name[route.name] for route in LIST_ROUTES}
 
     def _finished(self, future: Future[RouteResult]) -> None:
-        if future.cancelled() or future.exception() is not None:
-            return
+        if not future.cancelled() and future.exception() is not None:
+            self._fail(future)
+        elif not future.cancelled():
+            with self._lock:
+                self._done.append(future.result())
+                if self._failure is None:  # after a failure, the task that finished anyway is not news
+                    self._report(self._done)
+
+    def _fail(self, future: Future[RouteResult]) -> None:
+        """The first failure only: the others follow from it (a broken pool) or from the cancelling."""
         with self._lock:
-            self._done.append(future.result())
-            self._report(self._done)
+            if self._failure is not None:
+                return
+            self._failure = _failed(self._tasks[self._futures.index(future)], future.exception())  # type: ignore[arg-type]
+        if isinstance(self._pool, ProcessPoolExecutor):  # Dask's are cancelled on leaving (``engines.DaskPool``):
+            for other in self._futures:  # its futures cancel through the event loop that runs this callback
+                other.cancel()
+        self._failed(self._failure)
 
     def _report(self, done: list[RouteResult]) -> None:
         """One progress line per finished task: tasks and files done, elapsed time, and an estimate of the
@@ -391,8 +406,3 @@ class Listings:
         for future in self._futures:
             future.cancel()
 
-
-def default_workers(companies: int) -> int:
-    """Worker processes for a dataset: none below 1,000 companies (starting them costs more than it saves)."""
-    cores = os.cpu_count() or 1
-    return 0 if companies < 1000 or cores < 2 else min(cores, 4)
