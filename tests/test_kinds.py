@@ -173,6 +173,9 @@ CASES: list[tuple[dict, str, list[Any], Any]] = [  # description, operation, arg
     (_entry(UNTIL), "mask", [NUMBERS, 2000], {"ok": [False, True, False]}),
     (_entry(UNTIL), "keep", [2014, ROW], {"ok": False}),
     (_entry(UNTIL), "counts", [NUMBERS, [True, True, True]], {"ok": {"2000": 1, "2010": 1}}),
+    # a value on a rung, one below every rung, one masked out: each side of the JavaScript's binary search
+    (_entry(VALUATION), "counts", [{"numbers": [1_000_000_000, 99, 5e9, None]}, [True, True, False, True]], None),
+    (_entry(UNTIL), "counts", [{"numbers": [2010, 2010.5, 1800, None]}, [True, True, True, False]], None),
     (_entry(DAY), "parse", [" 2021-03-04 "], {"ok": "2021-03-04"}),
     (_entry(DAY), "parse", ["0050-01-31"], {"ok": "0050-01-31"}),
     (_entry(DAY), "parse", ["2025-02-30"], {"invalid": [{"name": "since", "reason": NOT_A_DAY}],
