@@ -251,9 +251,9 @@ def test_every_kind_is_described_for_the_resolvers_with_a_primitive_both_impleme
 
 
 def test_a_front_door_only_filter_reaches_every_consumer(tiny_build: Path) -> None:
-    """``founded``, ``minFounded``, ``maxFounded`` and ``sort=date`` on /api/ipos are declarations in the registry
-    alone: the query space describes them, OpenAPI and the landing page document them, the query index holds them,
-    no file and no listing rule does, and hosts without code answer them with a problem."""
+    """``founded``, ``minFounded``, ``maxFounded`` and ``sort=valuation`` (smallest first) are declarations in the
+    registry alone: the query space describes them, OpenAPI and the landing page document them, the query index holds
+    them, no file and no listing rule does, and hosts without code answer them with a problem."""
     route = next(r for r in LIST_ROUTES if r.name == "companies")
     only = [f.name for f in route.filters if not f.published]
     assert only == ["founded", "minFounded", "maxFounded"]
@@ -261,21 +261,21 @@ def test_a_front_door_only_filter_reaches_every_consumer(tiny_build: Path) -> No
     described = {f["name"]: f for f in space["routes"]["companies"]["filters"]}
     assert all(not described[n]["files"] and not described[n]["faceted"] for n in only)
     assert [described[n]["compare"] for n in only] == ["eq", "ge", "le"]
-    assert space["routes"]["ipos"]["sorts"]["date"] == {"field": "status_date", "desc": False, "lower": False,
-                                                        "files": False}
-    assert space["routes"]["ipos"]["sorts"]["-date"]["files"] and space["routes"]["ipos"]["sorts"]["-return"]["files"]
+    sorts = space["routes"]["companies"]["sorts"]
+    assert sorts["valuation"] == {"field": "valuation_usd", "desc": False, "lower": False, "files": False}
+    assert sorts["-valuation"]["files"] and space["routes"]["ipos"]["sorts"]["-return"]["files"]
     document = json.loads((tiny_build / "api" / "openapi.json").read_text(encoding="utf-8"))
     parameters = {p["name"]: p for p in document["paths"]["/api/companies"]["get"]["parameters"]}
     assert all("Front door only" in parameters[n]["description"] for n in only)
-    ipos = {p["name"]: p for p in document["paths"]["/api/ipos"]["get"]["parameters"]}
-    assert "date" in ipos["sort"]["schema"]["enum"] and "Front door only" in ipos["sort"]["description"]
+    sort = parameters["sort"]
+    assert "valuation" in sort["schema"]["enum"] and "Front door only" in sort["description"]
     landing = (tiny_build / "index.html").read_text(encoding="utf-8")
     assert all(n in landing for n in only)
     index = decode((tiny_build / "api" / "query-index" / "companies.bin").read_bytes())
     assert "numbers" in index["filters"]["founded"] and index["filters"]["maxFounded"] == "founded"
-    assert "date" in decode((tiny_build / "api" / "query-index" / "ipos.bin").read_bytes())["orders"]
+    assert "valuation" in index["orders"]
     listing_files = [p for p in (tiny_build / "api").rglob("*.json")
-                     if "ounded=" in str(p) or ("ipos" in p.parts and p.name.startswith("sort=date,"))]
+                     if "ounded=" in str(p) or ("companies" in p.parts and p.name.startswith("sort=valuation,"))]
     assert listing_files == []
     assert (tiny_build / "api" / "ipos" / "all" / "sort=-return,page=1.json").is_file()
     refused = [r for r in rules() if r.path == "/api/companies" and r.to == route.front_door_error]

@@ -86,11 +86,9 @@ VALUATION = (SortField("valuation", "valuation_usd", ("desc",)),
 """Largest first has files; smallest first is the front door's: its rows are the end of the largest-first list's
 valued rows (nulls last in both directions), so a page of it reads at most three of those pages and the index
 (measured at 10k companies: its files were 899, each a reversed copy of rows published once already)."""
-IPO_DATE = (SortField("date", "status_date", ("asc",), published=False), SortField("date", "status_date", ("desc",)))
-"""Newest first has files; oldest first is the front door's: its page's rows are a run of the newest-first list
-(but for the two end dates' ties, which keep their id order in both directions; nulls last in both), so it reads the
-index and two or three of those pages. Its files (240 at 10k companies) went to ``sort=-return``, whose rows lie
-everywhere in every other order: through the front door its pages read up to 47 files at 100k companies."""
+FIRST_DAY_RETURN = SortField("return", "first_day_return", ("desc",))
+"""Has files (240 at 10k companies), unlike smallest-first ``sort=valuation``: its order has nothing to do with any
+published one, so through the front door alone a page read the pages its rows lie on, up to 47 at 100k companies."""
 NAME = SortField("name", "lower(name)")
 NAME_ASC = SortField("name", "lower(name)", ("asc",))
 FOUNDED = ("founded", "minFounded", "maxFounded")
@@ -140,8 +138,7 @@ ROUTES: tuple[ListRoute | DetailRoute | ExportRoute | DocumentRoute, ...] = (
             Filter("year", YEAR, "status_date", "Year of the status date.", "SELECT DISTINCT year FROM rows"),
             _category("exchange", "Exchange slug."),
         ),
-        sorts=(*IPO_DATE, SortField("proceeds", "proceeds_usd", ("desc",)),
-               SortField("return", "first_day_return", ("desc",))),
+        sorts=(SortField("date", "status_date"), SortField("proceeds", "proceeds_usd", ("desc",)), FIRST_DAY_RETURN),
         default_sort="-date",
     ),
     ListRoute(
