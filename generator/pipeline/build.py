@@ -8,7 +8,6 @@ import gc
 import hashlib
 import json
 import sys
-import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -160,15 +159,7 @@ def build(config: BuildConfig, progress: Progress = lambda _: None, failed: Fail
     ``failed`` is called once with the exception the build raises as soon as it fails: before the build stops its
     workers and clears its staging folder, which ``progress`` then reports.
     """
-    reported: list[Exception] = []
-    lock = threading.Lock()  # a task's failure is reported from the thread that sees it
-
-    def report(error: Exception) -> None:
-        with lock:
-            if not any(error is seen for seen in reported):
-                reported.append(error)
-                failed(error)
-
+    report = failures.Once(failed)
     try:
         _preflight(config.data_dir)  # before anything is created: a missing dataset leaves no folder and no lock
         out = real_output(config.out_dir)
@@ -180,29 +171,6 @@ def build(config: BuildConfig, progress: Progress = lambda _: None, failed: Fail
                 return _build(config, out, progress, committed, report)
         except OSError as error:
             raise OutputError(failures.os_error_message(error, out, not committed, OUTPUT_MARKER)) from None
-    except Exception as error:
-        report(error)
-        raise
-
-
-@contextlib.contextmanager
-def _reported(report: Failed, out: Path) -> Iterator[Callable[[failures.TaskError], None]]:
-    """Report a failure of the block at once, as the build raises it (before the blocks around it clean up); yields
-    what reports a render task's failure as it happens (the build process may be busy with another stage)."""
-
-    def task_failed(error: failures.TaskError) -> None:
-        error.outcome = failures.output_state(out, True, OUTPUT_MARKER)  # the commit comes after the block
-        report(error)
-
-    try:
-        yield task_failed
-    except OSError as error:
-        converted = OutputError(failures.os_error_message(error, out, True, OUTPUT_MARKER))
-        report(converted)
-        raise converted from None
-    except failures.TaskError as error:
-        task_failed(error)
-        raise
     except Exception as error:
         report(error)
         raise
@@ -277,9 +245,9 @@ def _build(
     committing = False
     try:
         # The worker processes start now, so that their start-up overlaps the validation. A failure is reported
-        # first (``_reported``), then the workers stop and the staging folder goes.
+        # first (``failures.reported``), then the workers stop and the staging folder goes.
         with (_pool(config, writer, workers) as pool, _database(config, writer) as con,
-              _reported(report_failure, out) as task_failed):
+              failures.reported(report_failure, out, OUTPUT_MARKER) as task_failed):
             writer.list_recycled()  # after the pool's fork: a thread waits for the listing
             info, parquet, sources, checked = _validate(config, con, pool, writer, progress)
             stage.done("validate")  # everything is checked before the first byte is written

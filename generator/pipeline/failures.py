@@ -1,10 +1,13 @@
 """What a failed build says: a render task that failed, named (``TaskError``: the route, the task's unit of it and
 the root cause), and an operating-system error in one line (``os_error_message``), each with what became of the
-previous output (``output_state``)."""
+previous output (``output_state``); reported once, as soon as the build fails (``Once``, ``reported``)."""
 
 from __future__ import annotations
 
+import contextlib
 import errno
+import threading
+from collections.abc import Callable, Iterator
 from concurrent.futures import BrokenExecutor
 from pathlib import Path
 
@@ -76,3 +79,42 @@ def output_state(out: Path, intact: bool, marker: str) -> str:
     if previous:
         return f"the previous output in {out} is intact"
     return f"there was no previous output in {out}, and none was written"
+
+
+class Once:
+    """Calls ``failed`` once per exception, from whichever thread sees it first (a task's failure is reported from
+    the thread that collects its result, the build's own from the build process)."""
+
+    def __init__(self, failed: Callable[[Exception], None]) -> None:
+        self._failed = failed
+        self._seen: list[Exception] = []
+        self._lock = threading.Lock()
+
+    def __call__(self, error: Exception) -> None:
+        with self._lock:
+            if not any(error is seen for seen in self._seen):
+                self._seen.append(error)
+                self._failed(error)
+
+
+@contextlib.contextmanager
+def reported(report: Callable[[Exception], None], out: Path, marker: str) -> Iterator[Callable[[TaskError], None]]:
+    """Report a failure of the block at once, as the build raises it (before the blocks around it clean up); yields
+    what reports a render task's failure as it happens (the build process may be busy with another stage)."""
+
+    def task_failed(error: TaskError) -> None:
+        error.outcome = output_state(out, True, marker)  # the commit comes after the block
+        report(error)
+
+    try:
+        yield task_failed
+    except OSError as error:
+        converted = OutputError(os_error_message(error, out, True, marker))
+        report(converted)
+        raise converted from None
+    except TaskError as error:
+        task_failed(error)
+        raise
+    except Exception as error:
+        report(error)
+        raise
