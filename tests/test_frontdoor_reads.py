@@ -65,9 +65,13 @@ def test_both_front_doors_decode_the_query_index_alike(embedded_build: Path) -> 
         pytest.skip("node is not installed")
     script = ("import {parseIndex} from './generator/frontdoor/js/frontdoor.mjs'; import {readFileSync} from 'node:fs';"
               "const out = {}; for (const p of process.argv.slice(1)) out[p] = parseIndex(readFileSync(p));"
-              # typed arrays as lists; a code of -1 (no value) as null, which Python's decode gives
-              "console.log(JSON.stringify(out, (k, v) => !ArrayBuffer.isView(v) ? v"
-              " : k === 'codes' ? Array.from(v, (c) => c < 0 ? null : c) : Array.from(v)));")
+              # typed arrays as lists, as Python's decode gives them: a code of -1 and a number NaN (no value) as
+              # null, several codes per row (starts and lists) as a list per row
+              "const several = (e) => ({values: e.values, codes: Array.from({length: e.starts.length - 1},"
+              " (_, i) => Array.from(e.lists.subarray(e.starts[i], e.starts[i + 1])))});"
+              "console.log(JSON.stringify(out, (k, v) => v && v.starts ? several(v) : !ArrayBuffer.isView(v) ? v"
+              " : k === 'codes' ? Array.from(v, (c) => c < 0 ? null : c)"
+              " : k === 'numbers' ? Array.from(v, (n) => Number.isNaN(n) ? null : n) : Array.from(v)));")
     paths = [str(p) for p in sorted((embedded_build / "api" / "query-index").glob("*.bin"))]
     done = subprocess.run(["node", "--input-type=module", "-e", script, *paths], cwd=ROOT, capture_output=True,
                           text=True, check=True, timeout=120)

@@ -71,6 +71,24 @@ def _parsed(path: str, raw: bytes) -> dict:
     return index
 
 
+_RANKS: dict[tuple[str, str], tuple[dict, list[int] | range]] = {}
+"""(query index path, sort) -> (the decoded index, each row's place in that sort): kept while the index is."""
+
+
+def _ranks(path: str, index: dict, sort: str) -> list[int] | range:
+    """Each row's place in ``sort`` (the default order: its number)."""
+    if sort == index["order"]:
+        return range(index["rows"])
+    cached = _RANKS.get((path, sort))
+    if cached is not None and cached[0] is index:
+        return cached[1]
+    ranked = [0] * index["rows"]
+    for place, i in enumerate(index["orders"][sort]):
+        ranked[i] = place
+    _RANKS[(path, sort)] = (index, ranked)
+    return ranked
+
+
 def from_prefix(listing: Listing, values: dict[str, object], sort: str, page: int) -> Answer | None:
     """The first page of a short prefix (alone, or with one value of a filter ``with`` names) from its own file, or
     None when the query is not one (or the file is missing: no row, or an older build)."""
@@ -135,16 +153,24 @@ def from_index(listing: Listing, values: dict[str, object], sort: str, page: int
     best: tuple[int, tuple[str, ...], str, dict[int, int]] | None = None
     needed = set(chosen)
     for names, base_sort in _candidates(listing, exact):
-        base = all_of([bases[n] for n in names], rows)
+        if best is not None and best[0] == 1:
+            break  # no combination holds the page in fewer files
         where: dict[int, int] = {}
-        position = 0
-        for i in order(base_sort):
-            if base[i]:
-                if i in needed:
-                    where[i] = position
-                    if len(where) == len(needed):
-                        break
-                position += 1
+        if not names:  # every row: a row's place is its rank in the sort
+            ranked = _ranks(route["index"], index, base_sort)
+            where = {i: ranked[i] for i in chosen}
+        else:
+            base = all_of([bases[n] for n in names], rows)
+            position = 0
+            pages: set[int] = set()
+            for i in order(base_sort):
+                if base[i]:
+                    if i in needed:
+                        where[i] = position
+                        pages.add(position // per_page)
+                        if len(where) == len(needed) or (best is not None and len(pages) >= best[0]):
+                            break  # found, or it cannot read fewer files than the best
+                    position += 1
         files = len({p // per_page for p in where.values()})
         if len(where) == len(needed) and (best is None or files < best[0]):
             best = (files, names, base_sort, where)

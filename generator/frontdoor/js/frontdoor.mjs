@@ -341,7 +341,6 @@ function* combinations(items, size, start = 0) {
 // the files do not publish is on hosts without code)
 const NOT_INDEXED = "{path}: `{name}` is answered from the query index, which does not hold {others}: drop one of them";
 const COMPARE = {eq: (c) => c === 0, ge: (c) => c >= 0, le: (c) => c <= 0};
-const TEST = {eq: (a, b) => a === b, ge: (a, b) => a >= b, le: (a, b) => a <= b}; // two numbers: COMPARE of cmpValue
 // two numbers compare as their shortest decimals do (distinct doubles have disjoint rounding intervals): no
 // decimal made for them, which the facets' counts over an index's rows would make a million times at 100k
 const holds = (op, a, b) => COMPARE[op](typeof a === "number" && typeof b === "number"
@@ -356,11 +355,21 @@ function tally(keys, counts) {
   for (const key of keys) counts.set(key, (counts.get(key) || 0) + 1);
 }
 
+// A filter of several values per row, as parseIndex gives it: row i's codes are lists[starts[i]:starts[i + 1]].
+const rowsOf = (entry) => entry.starts ? entry.starts.length - 1 : (entry.codes || entry.numbers).length;
+
 function starting(entry, word) {
-  const codes = new Set();
-  entry.values.forEach((v, i) => { if (v.startsWith(word)) codes.add(i); });
-  const out = new Uint8Array(entry.codes.length);
-  entry.codes.forEach((found, i) => { if (found.some((c) => codes.has(c))) out[i] = 1; });
+  const codes = new Uint8Array(entry.values.length);
+  entry.values.forEach((v, i) => { if (v.startsWith(word)) codes[i] = 1; });
+  const {starts, lists} = entry, out = new Uint8Array(rowsOf(entry));
+  for (let i = 0; i < out.length; i++) {
+    for (let k = starts[i]; k < starts[i + 1]; k++) {
+      if (codes[lists[k]]) {
+        out[i] = 1;
+        break;
+      }
+    }
+  }
   return out;
 }
 
@@ -373,8 +382,7 @@ function rungCounts(numbers, mask, rungs, compare) {
   const placed = new Float64Array(sorted.length + 1); // [k]: rows with k rungs below (ge: at or below) the value
   for (let i = 0; i < numbers.length; i++) {
     const value = numbers[i];
-    if (!mask[i] || value === null) continue;
-    if (typeof value !== "number") return null;
+    if (!mask[i] || value !== value) continue; // NaN: the row has no number
     let low = 0, high = sorted.length;
     while (low < high) {
       const middle = (low + high) >> 1;
@@ -394,17 +402,18 @@ function rungCounts(numbers, mask, rungs, compare) {
 }
 
 // A mask is a Uint8Array over an index's rows (1: the row matches): over 100k rows, loops over typed arrays take a
-// tenth of the time that arrays of booleans made with map() do.
+// tenth of the time that arrays of booleans made with map() do. An index's numbers are a Float64Array, NaN where a
+// row has none (every comparison with NaN is false: it matches no bound).
 function numberMask(numbers, compare, value) {
   const out = new Uint8Array(numbers.length);
   if (typeof value !== "number") {
-    numbers.forEach((n, i) => { if (n !== null && COMPARE[compare](cmpValue(n, value))) out[i] = 1; });
-    return out;
-  }
-  const test = TEST[compare];
-  for (let i = 0; i < numbers.length; i++) {
-    const n = numbers[i];
-    if (n !== null && test(n, value)) out[i] = 1;
+    numbers.forEach((n, i) => { if (n === n && COMPARE[compare](cmpValue(n, value))) out[i] = 1; });
+  } else if (compare === "ge") {
+    for (let i = 0; i < numbers.length; i++) if (numbers[i] >= value) out[i] = 1;
+  } else if (compare === "le") {
+    for (let i = 0; i < numbers.length; i++) if (numbers[i] <= value) out[i] = 1;
+  } else {
+    for (let i = 0; i < numbers.length; i++) if (numbers[i] === value) out[i] = 1;
   }
   return out;
 }
@@ -437,24 +446,36 @@ const choice = {
     const found = get(row, flt.field);
     return flt.multi ? Array.isArray(found) && found.includes(value) : found === value;
   },
-  mask(entry, flt, value) {
-    const code = entry.values.indexOf(String(value)), codes = entry.codes;
-    const out = new Uint8Array(codes.length);
+  mask(entry, flt, value) { // codes: one per row, -1 for none; several: starts and lists (rowsOf)
+    const code = entry.values.indexOf(String(value));
+    const out = new Uint8Array(rowsOf(entry));
     if (code < 0) return out;
-    if (flt.multi) {
-      for (let i = 0; i < codes.length; i++) if (codes[i].includes(code)) out[i] = 1;
+    if (entry.starts) {
+      const {starts, lists} = entry;
+      for (let i = 0; i < out.length; i++) {
+        for (let k = starts[i]; k < starts[i + 1]; k++) {
+          if (lists[k] === code) {
+            out[i] = 1;
+            break;
+          }
+        }
+      }
     } else {
-      for (let i = 0; i < codes.length; i++) if (codes[i] === code) out[i] = 1;
+      const codes = entry.codes;
+      for (let i = 0; i < out.length; i++) if (codes[i] === code) out[i] = 1;
     }
     return out;
   },
   counts(entry, flt, mask) { // per code, then per value (an index's rows: no array made per row)
     const perCode = new Float64Array(entry.values.length);
-    for (let i = 0; i < entry.codes.length; i++) {
-      const found = entry.codes[i];
-      if (!mask[i] || found === null || found < 0) continue; // no value: null, or -1 in a decoded index
-      if (Array.isArray(found)) for (const c of found) perCode[c] += 1;
-      else perCode[found] += 1;
+    if (entry.starts) {
+      const {starts, lists} = entry;
+      for (let i = 0; i < starts.length - 1; i++) {
+        if (mask[i]) for (let k = starts[i]; k < starts[i + 1]; k++) perCode[lists[k]] += 1;
+      }
+    } else {
+      const codes = entry.codes;
+      for (let i = 0; i < codes.length; i++) if (mask[i] && codes[i] >= 0) perCode[codes[i]] += 1;
     }
     const counts = new Map();
     perCode.forEach((n, c) => { if (n) counts.set(entry.values[c], (counts.get(entry.values[c]) || 0) + n); });
@@ -501,12 +522,12 @@ const number = {
       const found = rungCounts(entry.numbers, mask, flt.rungs, flt.compare);
       flt.rungs.forEach((rung, r) => {
         const n = found ? found[r] : entry.numbers.reduce((sum, value, i) =>
-          sum + (mask[i] && value !== null && holds(flt.compare, value, rung) ? 1 : 0), 0);
+          sum + (mask[i] && value === value && holds(flt.compare, value, rung) ? 1 : 0), 0);
         if (n) counts.set(rung, (counts.get(rung) || 0) + n);
       });
       return counts;
     }
-    entry.numbers.forEach((found, i) => { if (mask[i] && found !== null) counts.set(found, (counts.get(found) || 0) + 1); });
+    entry.numbers.forEach((found, i) => { if (mask[i] && found === found) counts.set(found, (counts.get(found) || 0) + 1); });
     return counts;
   },
   rowCounts(flt, rows) {
@@ -574,7 +595,7 @@ const wordsValue = {
   indexable: (flt, value) => Boolean(flt.prefixes) && value.join("").length < flt.prefixes[0],
   keep: (flt, value, row) => textMatches(value, row, flt.text_fields, Boolean(flt.prefixes)),
   mask(entry, flt, value) { // every word starts a word of the row, or the words glued together do
-    const each = allOf(value.map((w) => starting(entry, w)), entry.codes.length);
+    const each = allOf(value.map((w) => starting(entry, w)), rowsOf(entry));
     const glued = starting(entry, value.join(""));
     return each.map((a, i) => a | glued[i]);
   },
@@ -894,10 +915,25 @@ const defaultOrders = new WeakMap();
 function defaultOrder(index) {
   let found = defaultOrders.get(index);
   if (found === undefined) {
-    found = Uint32Array.from({length: index.rows}, (_, i) => i);
+    found = new Uint32Array(index.rows);
+    for (let i = 0; i < found.length; i++) found[i] = i; // a plain loop: from() with a callback is ten times slower
     defaultOrders.set(index, found);
   }
   return found;
+}
+
+// each row's place in a sort (the inverse of its order), made once per index and sort
+const rankings = new WeakMap();
+function ranks(index, sort, ordered) {
+  let found = rankings.get(index);
+  if (found === undefined) rankings.set(index, found = new Map());
+  let ranked = found.get(sort);
+  if (ranked === undefined) {
+    ranked = new Uint32Array(ordered.length);
+    for (let place = 0; place < ordered.length; place++) ranked[ordered[place]] = place;
+    found.set(sort, ranked);
+  }
+  return ranked;
 }
 
 // a query index decoded once per bytes read (a host that keeps its files hands the same bytes again); never changed
@@ -925,21 +961,16 @@ export function parseIndex(raw) {
     if ((start + offset) % width === 0) return new Type(raw.buffer, start + offset, count);
     return new Type(raw.buffer.slice(start + offset, start + offset + width * count)); // not aligned: a copy
   };
-  const decoded = (entry) => { // plain loops: a callback or a subarray per row costs a tenth of a second at 100k rows
+  // plain loops into typed arrays: a callback, a subarray or an array per row costs a tenth of a second at 100k
+  // rows, and a new edge isolate runs them before they are optimized. Numbers: a Float64Array, NaN for none; several
+  // codes per row: the file's starts and lists as they lie (row i's are lists[starts[i]:starts[i + 1]])
+  const decoded = (entry) => {
     if ("table" in entry) {
-      const table = read(entry.table), codes = read(entry.codes), numbers = new Array(codes.length);
-      for (let i = 0; i < codes.length; i++) numbers[i] = codes[i] ? table[codes[i] - 1] : null;
+      const table = read(entry.table), codes = read(entry.codes), numbers = new Float64Array(codes.length);
+      for (let i = 0; i < codes.length; i++) numbers[i] = codes[i] ? table[codes[i] - 1] : NaN;
       return {numbers};
     }
-    if ("starts" in entry) {
-      const starts = read(entry.starts), lists = read(entry.lists), codes = new Array(starts.length - 1);
-      for (let i = 0; i < codes.length; i++) {
-        const list = new Array(starts[i + 1] - starts[i]);
-        for (let k = 0; k < list.length; k++) list[k] = lists[starts[i] + k];
-        codes[i] = list;
-      }
-      return {values: entry.values, codes};
-    }
+    if ("starts" in entry) return {values: entry.values, starts: read(entry.starts), lists: read(entry.lists)};
     const found = read(entry.codes), codes = new Int32Array(found.length);
     for (let i = 0; i < found.length; i++) codes[i] = found[i] - 1; // -1: no value
     return {values: entry.values, codes};
@@ -1041,20 +1072,29 @@ async function fromIndex(listing, values, sort, page) {
   let best = null;
   const conjunctions = new Map(); // one per set of filters, whichever sort
   for (const [names, baseSort] of indexCandidates(listing, exact)) {
-    const key = names.join("&");
-    if (names.length && !conjunctions.has(key)) conjunctions.set(key, allOf(names.map((n) => bases.get(n)), rows));
-    const base = names.length ? conjunctions.get(key) : null; // none: every row
+    if (best !== null && best[0] === 1) break; // no combination holds the page in fewer files
     const where = new Map();
-    let position = 0;
-    const ordered = order(baseSort);
-    for (let at = 0; at < ordered.length; at++) {
-      const i = ordered[at];
-      if (base === null || base[i]) {
-        if (needed[i]) {
-          where.set(i, position);
-          if (where.size === chosen.length) break;
+    if (!names.length) { // every row: a row's place is its rank in the sort
+      const ranked = ranks(index, baseSort, order(baseSort));
+      for (const i of chosen) where.set(i, ranked[i]);
+    } else {
+      const key = names.join("&");
+      if (!conjunctions.has(key)) conjunctions.set(key, allOf(names.map((n) => bases.get(n)), rows));
+      const base = conjunctions.get(key);
+      const pages = new Set();
+      let position = 0;
+      const ordered = order(baseSort);
+      for (let at = 0; at < ordered.length; at++) {
+        const i = ordered[at];
+        if (base[i]) {
+          if (needed[i]) {
+            where.set(i, position);
+            pages.add(Math.floor(position / perPage));
+            // found, or it cannot read fewer files than the best
+            if (where.size === chosen.length || (best !== null && pages.size >= best[0])) break;
+          }
+          position += 1;
         }
-        position += 1;
       }
     }
     const files = new Set([...where.values()].map((p) => Math.floor(p / perPage))).size;
