@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import pickle
 from pathlib import Path
 
 import pytest
@@ -138,3 +139,19 @@ def test_a_worker_streams_into_the_shared_staging_folder(tmp_path: Path) -> None
     _commit(writer)
     assert (tmp_path / "dist" / "api" / "w.json").read_bytes() == b"[]"
     assert _manifest(tmp_path / "dist")["api/w.json"][2] == "unit/w"
+
+
+def test_a_detached_worker_travels_light(tmp_path: Path) -> None:
+    """What a worker's ``StagedFiles`` carries back to the build process: its counts, unit keys and run files, not the
+    folders it made in a new staging folder nor its units' kinds; its unit keys move into the writer it merges into."""
+    writer = OutputWriter(tmp_path / "dist", "code")
+    files = StagedFiles(str(writer.staging), None)
+    files.unit_keys["unit/w"] = "key"
+    files.write("/api/a/b/w.json", b"[]", "unit/w")
+    files.detach()
+    assert not files.folders() and files.runs and files.stats.files == 1
+    assert len(pickle.dumps(files)) < 1_000
+    writer.merge(files)
+    assert writer.unit_keys["unit/w"] == "key" and not files.unit_keys
+    _commit(writer)
+    assert (tmp_path / "dist" / "api" / "a" / "b" / "w.json").read_bytes() == b"[]"

@@ -350,15 +350,20 @@ class StagedFiles:
 
     def detach(self) -> None:
         """Drop the previous manifest and spill what was recorded (before this object travels back from a worker
-        process: it carries its counts, unit keys and run files, not its files' digests)."""
+        process: it carries its counts, unit keys and run files, not its files' digests, nor its units' kinds, nor
+        the folders it made in a new staging folder, which ``merge`` does not need: up to ``KNOWN_FOLDERS`` paths)."""
         self._old = None
+        self._kinds = {}
+        if not self._recycled:
+            self._dirs = set()
         self.spill()
 
     def merge(self, other: StagedFiles) -> None:
         """Count in what another ``StagedFiles`` (a worker's, detached) wrote into the same staging folder; a path
-        both wrote is found when the runs are merged (``merge_runs``)."""
+        both wrote is found when the runs are merged (``merge_runs``). Its unit keys move here: held once."""
         self.runs.extend(other.runs)
         self.unit_keys.update(other.unit_keys)
+        other.unit_keys = {}
         if self._recycled:
             self._dirs |= other._dirs  # the same staging folder: the same prefix
         self.stats.add(other.stats)
