@@ -23,7 +23,6 @@ from generator.api.responses import ChangeEvent
 from generator.dataset import serialize
 from generator.dataset.schema import DatasetInfo
 from generator.events import feeds
-from generator.output.streams import StreamedFile
 
 EVENTS_FILE = "/api/changes/events.jsonl"
 SITE_FEED_ITEMS = 100
@@ -34,12 +33,18 @@ BATCH_ROWS = 5_000
 """Events serialized and held at a time."""
 
 
+class Pieces(Protocol):
+    """A file written a piece at a time (``generator.output.streams.StreamedFile``)."""
+
+    def write(self, data: bytes) -> None: ...
+
+
 class Files(Protocol):
     """Where the events go (``OutputWriter``): files as bytes (``write``) or a piece at a time (``create``)."""
 
     def write(self, path: str, data: bytes) -> None: ...
 
-    def create(self, path: str) -> AbstractContextManager[StreamedFile]: ...
+    def create(self, path: str) -> AbstractContextManager[Pieces]: ...
 
 
 def write_events(con: duckdb.DuckDBPyConnection, info: DatasetInfo, files: Files, site_url: str | None = None) -> None:
