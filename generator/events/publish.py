@@ -71,9 +71,9 @@ def write_events(con: duckdb.DuckDBPyConnection, info: DatasetInfo, files: Files
         con.execute("DROP TABLE published_events")
 
 
-def _batches(con: duckdb.DuckDBPyConnection, order: str, rows: int = BATCH_ROWS) -> Iterator[list[bytes]]:
-    """The events' rows in ``order``, serialized as the listing writes them, ``rows`` at a time."""
-    return serialize.table_row_batches(con, ChangeEvent, "published_events", order, rows)
+def _batches(con: duckdb.DuckDBPyConnection, order: str, rows: int | None = None) -> Iterator[list[bytes]]:
+    """The events' rows in ``order``, serialized as the listing writes them, ``rows`` (``BATCH_ROWS``) at a time."""
+    return serialize.table_row_batches(con, ChangeEvent, "published_events", order, rows or BATCH_ROWS)
 
 
 def _by_company(con: duckdb.DuckDBPyConnection) -> Iterator[tuple[str, list[dict]]]:
