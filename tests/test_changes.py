@@ -4,19 +4,25 @@ exactly those events, with the same ids on every rebuild; the front door filters
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import datetime as dt
+import io
 import json
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
+import duckdb
 import pytest
 from click.testing import CliRunner
 
+from generator.api.queries import read_sql
 from generator.api.registry import EXPORT_ROUTE
 from generator.cli import main
 from generator.dataset.history import WINDOW_DAYS, event_id
-from generator.dataset.load import DataError, validate
+from generator.dataset.load import DataError, load, validate
+from generator.events import publish
 from generator.events.changes import record
 from generator.events.publish import EVENTS_FILE
 from generator.frontdoor.resolver import Resolver
@@ -291,3 +297,37 @@ def test_a_site_url_makes_the_feeds_links_absolute(tmp_path: Path) -> None:
     assert again.exit_code == 0 and "build skipped" not in again.output
     assert "https://mirror.example.org/api/feeds/changes.json" in (
         tmp_path / "dist" / "api" / "feeds" / "changes.json").read_text()
+
+
+class _Files:
+    """``publish.Files`` in memory."""
+
+    def __init__(self) -> None:
+        self.files: dict[str, bytes] = {}
+
+    def write(self, path: str, data: bytes) -> None:
+        assert path not in self.files, f"two writes to {path}"
+        self.files[path] = data
+
+    @contextlib.contextmanager
+    def create(self, path: str) -> Iterator[io.BytesIO]:
+        with io.BytesIO() as out:
+            yield out
+            self.files[path] = out.getvalue()
+
+
+def test_the_events_are_the_same_files_a_batch_at_a_time(snapshots: dict[str, Path],
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """events.jsonl and every feed, written an event at a time (a company's events across batches, a removed
+    company's left out of the company feeds), are the files the build wrote."""
+    con = duckdb.connect()
+    info = load(snapshots["second"], con)
+    con.execute(read_sql("views"))
+    monkeypatch.setattr(publish, "BATCH_ROWS", 1)
+    written = _Files()
+    publish.write_events(con, info, written)
+    dist = snapshots["root"] / "dist-second"
+    assert written.files == {path: (dist / path.lstrip("/")).read_bytes() for path in written.files}
+    feeds = {p for p in written.files if p.startswith("/api/feeds/companies/")}
+    assert feeds == {"/" + p.relative_to(dist).as_posix() for p in (dist / "api/feeds/companies").iterdir()}
+    assert len(written.files[EVENTS_FILE].splitlines()) > 2 and len(feeds) > 2

@@ -6,12 +6,16 @@ left behind by a failed write, and a recycled folder's file replaced, never writ
 from __future__ import annotations
 
 import hashlib
+import json
 import os
+import pickle
 from pathlib import Path
 
 import pytest
 
-from generator.output.manifest import DIGESTS_FILE
+from generator.dataset import serialize
+from generator.output import manifest
+from generator.output.manifest import DIGESTS_FILE, UNITS_FILE, unit_run, units_pieces
 from generator.output.staged import OutputError, StagedFiles
 from generator.output.writer import OutputWriter
 
@@ -138,3 +142,35 @@ def test_a_worker_streams_into_the_shared_staging_folder(tmp_path: Path) -> None
     _commit(writer)
     assert (tmp_path / "dist" / "api" / "w.json").read_bytes() == b"[]"
     assert _manifest(tmp_path / "dist")["api/w.json"][2] == "unit/w"
+
+
+def test_a_detached_worker_travels_light(tmp_path: Path) -> None:
+    """What a worker's ``StagedFiles`` carries back to the build process: its counts, unit keys and run files, not the
+    folders it made in a new staging folder nor its units' kinds; its unit keys move into the writer it merges into."""
+    writer = OutputWriter(tmp_path / "dist", "code")
+    files = StagedFiles(str(writer.staging), None)
+    files.unit_keys["unit/w"] = "key"
+    files.write("/api/a/b/w.json", b"[]", "unit/w")
+    files.detach()
+    assert not files.folders() and files.runs and files.stats.files == 1
+    assert len(pickle.dumps(files)) < 1_000
+    assert not files.unit_keys and files.unit_runs
+    writer.merge(files)
+    _commit(writer)
+    assert (tmp_path / "dist" / "api" / "a" / "b" / "w.json").read_bytes() == b"[]"
+    assert json.loads((tmp_path / "dist" / UNITS_FILE).read_bytes())["units"] == [["unit/w", "key"]]
+
+
+def test_the_units_file_is_merged_from_runs(tmp_path: Path) -> None:
+    """The units file made from run files and a dict, in pieces (``UNITS_AT_A_TIME`` units at a time), is the JSON
+    document of every unit sorted by name."""
+    keys = {f"company/{i}": f"k{i}" for i in range(25)} | {"company": "c", "company/1/x": "y", "listing:é": "z"}
+    names = sorted(keys)
+    runs = [unit_run({n: keys[n] for n in names[i::3]}, str(tmp_path)) for i in range(2)]
+    mine = {n: keys[n] for n in names[2::3]}
+    expected = serialize.document({"code": "c0", "units": sorted(keys.items())})
+    for at_a_time in (1, 7, 10_000):
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(manifest, "UNITS_AT_A_TIME", at_a_time)
+            assert b"".join(units_pieces("c0", mine, runs)) == expected
+    assert b"".join(units_pieces("c0", {}, [])) == serialize.document({"code": "c0", "units": []})

@@ -38,6 +38,8 @@ DIGESTS_FILE = ".company-ipo-api.digests"
 """Every file of the output but itself: ``path<TAB>digest<TAB>size<TAB>unit index<TAB>inputs`` per line."""
 UNITS_FILE = ".company-ipo-api.units"
 """Each unit's key, and the code fingerprint they are valid for (JSON)."""
+UNITS_AT_A_TIME = 10_000
+"""Units of the units file serialized and held at a time (``units_pieces``)."""
 
 
 _URL_SAFE = bytes.maketrans(b"+/", b"-_")
@@ -169,9 +171,29 @@ def _unit_names(folder: str, code: str | None, previous: Previous) -> list[str]:
     return [name for name, _ in units]
 
 
-def units_body(code: str, keys: dict[str, str]) -> bytes:
-    """The units file: ``code`` and every unit ``[name, key]`` sorted by name."""
-    return serialize.document({"code": code, "units": sorted(keys.items())})
+def unit_run(keys: dict[str, str], folder: str) -> str:
+    """``keys`` as a run file (``write_run``) of ``name<TAB>key`` lines, sorted by name (a unit's name has no
+    tab, nor any other character below it: the lines sort as the names): ``units_pieces`` merges them."""
+    return write_run([f"{name}\t{key}\n" for name, key in keys.items()], folder)
+
+
+def units_pieces(code: str, keys: dict[str, str], runs: list[str]) -> Iterator[bytes]:
+    """The units file, a piece at a time: ``code`` and every unit ``[name, key]`` sorted by name, of ``keys`` and
+    of ``runs`` (``unit_run``), merged from disk: never all the keys in memory."""
+    yield serialize.dumps({"code": code, "units": []})[:-len(b"[]}")] + b"["
+    lines = sorted(f"{name}\t{key}\n" for name, key in keys.items())
+    with contextlib.ExitStack() as stack:
+        handles = [stack.enter_context(open(path, encoding="utf-8", newline="")) for path in runs]
+        pieces: list[bytes] = []
+        comma = b""
+        for line in heapq.merge(lines, *handles):
+            pieces.append(serialize.dumps(line.rstrip("\n").split("\t")))
+            if len(pieces) == UNITS_AT_A_TIME:
+                yield comma + b",".join(pieces)
+                pieces, comma = [], b","
+        if pieces:
+            yield comma + b",".join(pieces)
+    yield b"]}\n"
 
 
 _runs = itertools.count()
@@ -179,7 +201,8 @@ _runs = itertools.count()
 
 def write_run(lines: list[str], folder: str) -> str:
     """Sort digest manifest lines (path, digest, size, unit, inputs, and a sixth field: ``1`` for a file written
-    afresh) into a new file in ``folder``; return its path. A writer keeps at most one run's lines in memory."""
+    afresh), or ``unit_run``'s, into a new file in ``folder``; return its path. A writer keeps at most one run's
+    lines in memory."""
     os.makedirs(folder, exist_ok=True)
     path = os.path.join(folder, f"run-{os.getpid()}-{threading.get_ident()}-{next(_runs)}")
     lines.sort()

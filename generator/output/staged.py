@@ -25,7 +25,7 @@ from generator.output.files import (
     same_file_content,
     same_inode,
 )
-from generator.output.manifest import Previous, digest, digest_text, merge_runs, write_run
+from generator.output.manifest import Previous, digest, digest_text, merge_runs, unit_run, write_run
 from generator.output.stats import BOOKKEEPING, LISTING_UNIT, WriteStats, endpoint_of, kind_of
 from generator.output.streams import StreamedFile, Written, measured
 
@@ -78,6 +78,8 @@ class StagedFiles:
         """Listing page -> key of its filter combination."""
         self.runs: list[str] = []
         """Sorted run files of the manifest lines of what was recorded before the dicts above (``spill``)."""
+        self.unit_runs: list[str] = []
+        """Sorted run files of the unit keys of the writers merged in (``detach``, ``manifest.unit_run``)."""
 
     @property
     def old_folder(self) -> str | None:
@@ -350,14 +352,23 @@ class StagedFiles:
 
     def detach(self) -> None:
         """Drop the previous manifest and spill what was recorded (before this object travels back from a worker
-        process: it carries its counts, unit keys and run files, not its files' digests)."""
+        process: it carries its counts and run files, its unit keys in a run file too, not its files' digests, nor
+        its units' kinds, nor the folders it made in a new staging folder, which ``merge`` does not need: up to
+        ``KNOWN_FOLDERS`` paths)."""
         self._old = None
+        self._kinds = {}
+        if not self._recycled:
+            self._dirs = set()
         self.spill()
+        if self.unit_keys:
+            self.unit_runs.append(unit_run(self.unit_keys, os.path.join(self._staging, SCRATCH_DIR, "manifest")))
+            self.unit_keys = {}
 
     def merge(self, other: StagedFiles) -> None:
         """Count in what another ``StagedFiles`` (a worker's, detached) wrote into the same staging folder; a path
         both wrote is found when the runs are merged (``merge_runs``)."""
         self.runs.extend(other.runs)
+        self.unit_runs.extend(other.unit_runs)
         self.unit_keys.update(other.unit_keys)
         if self._recycled:
             self._dirs |= other._dirs  # the same staging folder: the same prefix

@@ -51,7 +51,7 @@ from generator.output.manifest import (
     UNITS_FILE,
     Previous,
     read_previous,
-    units_body,
+    units_pieces,
 )
 from generator.output.staged import SCRATCH_DIR, OutputError, StagedFiles, merge_runs
 
@@ -269,11 +269,11 @@ class OutputWriter(StagedFiles):
     def previous_manifest(self) -> Previous | None:
         return self._old
 
-    def write_units(self) -> bytes:
-        """Write the units file: every unit's key, for the next build (before ``write_digests``)."""
-        data = units_body(self.code or "", self.unit_keys)
-        self.write(UNITS_FILE, data)
-        return data
+    def write_units(self) -> None:
+        """Write the units file: every unit's key (this writer's and those of the writers merged in), for the next
+        build (before ``write_digests``)."""
+        with self.create(UNITS_FILE) as units:
+            units.writelines(units_pieces(self.code or "", self.unit_keys, self.unit_runs))
 
     def write_digests(self) -> None:
         """Write the digest manifest of everything written so far (call it last, before ``commit``): the sorted runs

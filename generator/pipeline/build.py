@@ -276,8 +276,7 @@ def _build(
             progress("docs: openapi, landing page, errors")
             domains = {name: result.domains for name, result in results.items()}
             _write_documents(writer, info, domains, listings.examples, charts.figures(con, info))
-            for path, body in publish.event_files(con, info, config.site_url):  # events.jsonl, feeds (generator.events)
-                writer.write(path, body)
+            publish.write_events(con, info, writer, config.site_url)  # events.jsonl, feeds (generator.events)
             snapshot = json.loads(writer.read(EXPORT_ROUTE.index_path()))["data"]["snapshot"]
             writer.write(HEADERS_FILE, configs.headers_file(snapshot["id"]).encode())
             writer.write(QUERY_SPACE_FILE, serialize.document(query_space(con, info, domains, snapshot)))
