@@ -57,11 +57,15 @@ def materialize(con: duckdb.DuckDBPyConnection, route: ListRoute, info: DatasetI
     of those hashes; their order follows from it), which with the dataset's metadata and the code determines
     every page of the route."""
     sql = read_sql(route.rows_sql)
+    # Two statements: the route's query into a table first (which spills), then numbered and hashed from it. In one,
+    # the query's joins and aggregates and the window's buffer of every row are held at once: at 300k companies
+    # `trending` then needs more than 256 MB of DuckDB's memory; in two, 256 MB is enough.
+    con.execute(f"CREATE OR REPLACE TEMP TABLE _route_rows AS SELECT * FROM ({sql}) s", sql_params(sql, info))
     con.execute(
         f"CREATE OR REPLACE TEMP TABLE rows AS SELECT row_number() OVER (ORDER BY {route.key}) - 1 AS _idx, "
-        f"hash(s)::HUGEINT AS _h, hash(s, 1) AS _g, * FROM ({sql}) s",
-        sql_params(sql, info),
+        f"hash(s)::HUGEINT AS _h, hash(s, 1) AS _g, * FROM _route_rows s"
     )
+    con.execute("DROP TABLE _route_rows")
     found = con.execute(f"SELECT {ROWS_DIGEST_OF_HASHES} FROM rows").fetchone()
     return str(found[0]) if found else ""
 
