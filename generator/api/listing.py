@@ -34,6 +34,7 @@ from generator.api.prefix_answers import prefix_answers
 from generator.api.queries import base_meta, read_sql, sql_params
 from generator.api.query_index import query_index
 from generator.api.registry import ListRoute
+from generator.api.scattered import answer_files, scattered
 from generator.dataset import serialize
 from generator.dataset.schema import DatasetInfo
 from generator.output.manifest import unit_key
@@ -273,11 +274,13 @@ def render(
     rows = Rows(con, route)
     try:
         rank(con, route)
-        index = query_index(con, route)
+        meta = serialize.members(base_meta(info))
+        parts, answers = answer_files(route, scattered(con, route), rows, meta)
+        index = query_index(con, route, parts)
         if index is not None and route.index_file is not None:
             yield Page(route.index_file, index)
             yield from (Page(path, body) for path, body in prefix_answers(con, route, rows))  # type: ignore[arg-type]
-        meta = serialize.members(base_meta(info))
+            yield from (Page(path, body) for path, body in answers)
         found = combinations(con, route, unit_key(meta))
         if domains_out is not None:
             domains_out.update(_domains(route, singles(con, route)))

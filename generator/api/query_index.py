@@ -10,18 +10,20 @@ or 4 bytes an unsigned integer, 8 a float64)::
      "filters": {"sector": {"values": ["biotech", ...], "codes": [...]},
                  "tags": {"values": [...], "starts": [...], "lists": [...]},
                  "minValuation": {"table": [...], "codes": [...]}, "maxValuation": "minValuation", ...},
-     "orders": {"name": [...], "valuation": [...]}}
+     "orders": {"name": [...], "valuation": [...]}, "scattered": 2}
 
 Rows are numbered by their position in the route's default order (``order``). Per indexed filter, as its kind
 encodes it (``generator.api.kinds``): a category's values and each row's code into them plus one (0: the row has
 none); a filter of several values (a text's word beginnings too) each row's codes, ``lists[starts[i]:starts[i+1]]``;
 a bound's or year's numbers as codes into its sorted distinct numbers (``table``, float64: every number of the
 dataset is an integer below 2^53); or the name of an earlier filter whose entry is the same (two bounds on one
-column). Per other sort (front-door-only sorts too): the row numbers in that sort's order. Nothing is parsed but the
-header (a few KB): the arrays are read where they lie (a typed array in JavaScript), so a new edge isolate pays for
-the bytes it reads, not for parsing them; ``decode`` gives both resolvers the same entries (the JavaScript twin is
-``parseIndex`` in ``frontdoor.mjs``). From it a resolver finds every row of the answer, its total, and where each
-row of the asked page sits in any published combination's pages; it then reads only those pages.
+column). Per other sort (front-door-only sorts too): the row numbers in that sort's order. ``scattered``: how many
+files hold the answers of pages whose rows the published pages spread over many (``api.scattered``). Nothing is
+parsed but the header (a few KB): the arrays are read where they lie (a typed array in JavaScript), so a new edge
+isolate pays for the bytes it reads, not for parsing them; ``decode`` gives both resolvers the same entries (the
+JavaScript twin is ``parseIndex`` in ``frontdoor.mjs``). From it a resolver finds every row of the answer, its
+total, and where each row of the asked page sits in any published combination's pages; it then reads only those
+pages.
 """
 
 from __future__ import annotations
@@ -53,9 +55,9 @@ def filter_entries(con: duckdb.DuckDBPyConnection, route: ListRoute, order: str)
     return out
 
 
-def query_index(con: duckdb.DuckDBPyConnection, route: ListRoute) -> bytes | None:
+def query_index(con: duckdb.DuckDBPyConnection, route: ListRoute, scattered: int = 0) -> bytes | None:
     """The route's index from its ranked rows (temp table ``rows`` with ``_r<i>``, see ``listing.rank``), or None
-    when the route has none."""
+    when the route has none; ``scattered``: how many files hold its scattered pages' answers (``api.scattered``)."""
     if route.index_file is None:
         return None
     ranks = {sort: f"_r{i}" for i, sort in enumerate(route.sort_values)}
@@ -68,7 +70,7 @@ def query_index(con: duckdb.DuckDBPyConnection, route: ListRoute) -> bytes | Non
     return encode({
         "route": route.path, "rows": rows, "per_page": route.per_page, "order": route.default_sort,
         "filters": filter_entries(con, route, default),
-        "orders": orders,
+        "orders": orders, "scattered": scattered,
     })
 
 

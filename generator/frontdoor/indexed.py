@@ -15,6 +15,8 @@ from typing import Protocol
 from generator.api.prefix_answers import entry as prefix_entry
 from generator.api.prefix_answers import path as prefix_path
 from generator.api.query_index import decode
+from generator.api.scattered import FILES as SCATTERED_FILES
+from generator.api.scattered import part_of
 from generator.frontdoor import values as primitives
 from generator.frontdoor.common import Answer, Fetch, not_found
 from generator.frontdoor.values import Mask, all_of
@@ -87,6 +89,13 @@ def _ranks(path: str, index: dict, sort: str) -> list[int] | range:
         ranked[i] = place
     _RANKS[(path, sort)] = (index, ranked)
     return ranked
+
+
+def _scattered(listing: Listing, parts: int, path: str) -> dict | None:
+    """The answer of the page at ``path`` (the path its file would have) from its route's answer files
+    (``api.scattered``), or None when it has none."""
+    raw = listing.fetch(f"{listing.route['scattered']}{part_of(path, parts)}.json")
+    return None if raw is None else json.loads(raw).get(path)
 
 
 def from_prefix(listing: Listing, values: dict[str, object], sort: str, page: int) -> Answer | None:
@@ -174,6 +183,12 @@ def from_index(listing: Listing, values: dict[str, object], sort: str, page: int
         files = len({p // per_page for p in where.values()})
         if len(where) == len(needed) and (best is None or files < best[0]):
             best = (files, names, base_sort, where)
+    counts = {n: primitives.of(filters[n]).counts(held[n], filters[n], mask)
+              for n in listing.faceted(values) if page == 1 and n in held}
+    if (best is None or best[0] > SCATTERED_FILES) and index.get("scattered") and len(exact) == len(values):
+        answer = _scattered(listing, index["scattered"], listing.file(exact, sort, page))
+        if answer is not None and len(answer["data"]) == len(chosen):
+            return listing.page(answer["data"], total, values, sort, page, answer["meta"], counts)
     if best is None:
         return None
     _, names, base_sort, where = best
@@ -190,6 +205,4 @@ def from_index(listing: Listing, values: dict[str, object], sort: str, page: int
                 found[i] = document["data"][p % per_page]
     if len(found) != len(chosen):
         return None
-    counts = {n: primitives.of(filters[n]).counts(held[n], filters[n], mask)
-              for n in listing.faceted(values) if page == 1 and n in held}
     return listing.page([found[i] for i in chosen], total, values, sort, page, meta, counts)

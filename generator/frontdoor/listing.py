@@ -259,8 +259,9 @@ class Listing:
         if page > max(pages, 1):
             return not_found(f"{self.route['path']}: page {page} is past the last page ({max(pages, 1)})")
         shown = {name: _shown(value) for name, value in values.items()}
-        meta = {k: v for k, v in base_meta.items() if k not in ("facets", "facets_truncated")}
-        meta.update(total=total, page=page, per_page=per_page, pages=pages, sort=sort, filters=shown)
+        meta: dict[str, object] = {"total": total, "page": page, "per_page": per_page, "pages": pages, "sort": sort,
+                                   "filters": shown}  # first, as a file's page has them
+        meta.update({k: v for k, v in base_meta.items() if k not in meta and k not in ("facets", "facets_truncated")})
         for name, value in self.meta.items():
             meta.setdefault(name, value)
 

@@ -35,6 +35,7 @@ from generator.api.registry import (
     ListRoute,
 )
 from generator.api.rewrites import HEADERS
+from generator.api.scattered import stem
 from generator.dataset.countries import ALPHA3, COUNTRIES, COUNTRY_ALIASES
 from generator.dataset.schema import TABLES, DatasetInfo
 
@@ -197,6 +198,7 @@ def _list_route(route: ListRoute, domains: dict[str, list[str]], names: dict[str
         "combinable": None if route.combinable is None and all(f.published for f in route.filters)
         else [[f.name for f in g] for g in route.file_groups],  # the combinations that have files
         "default_filters": dict(route.default_filters), "index": route.index_file, "prefixes": plan(route),
+        "scattered": stem(route.name),
         "value_sorts": {name: sorts for (r, name), sorts in VALUE_SORTS.items() if r == route.name},
         "facet_limit": FACET_LIMIT,
     }

@@ -857,8 +857,11 @@ class Listing {
     const last = Math.max(pages, 1);
     if (page > last) return notFound(`${this.route.path}: page ${page} is past the last page (${last})`);
     const shown = new Map([...values].map(([name, value]) => [name, shownValue(value)]));
-    const meta = Object.fromEntries(Object.entries(baseMeta).filter(([k]) => k !== "facets" && k !== "facets_truncated"));
-    Object.assign(meta, {total, page, per_page: perPage, pages, sort, filters: Object.fromEntries(shown)});
+    // first, as a file's page has them
+    const meta = {total, page, per_page: perPage, pages, sort, filters: Object.fromEntries(shown)};
+    for (const [k, v] of Object.entries(baseMeta)) {
+      if (!Object.hasOwn(meta, k) && k !== "facets" && k !== "facets_truncated") meta[k] = v;
+    }
     for (const [name, value] of Object.entries(this.meta)) if (!Object.hasOwn(meta, name)) meta[name] = value;
     const url = (number, refined = null) => {
       const asked = new Map([...shown, ...(refined ? [refined] : [])]);
@@ -1027,6 +1030,28 @@ async function fromPrefix(listing, values, sort, page) {
   return listing.page(rows, short.total, values, sort, page, files[0].meta, counts);
 }
 
+/** generator/api/scattered.py: pages a computed page may read beside the index, and the hash that picks the file
+ * of a scattered page's answer. */
+const SCATTERED_FILES = 3;
+
+export function fnv1a(text) {
+  let found = 0x811c9dc5;
+  for (const byte of new TextEncoder().encode(text)) found = Math.imul(found ^ byte, 0x01000193) >>> 0;
+  return found;
+}
+
+// a scattered page's answer (its rows and the route's meta) from its route's answer files, or null
+async function fromScattered(listing, parts, path) {
+  const raw = await listing.fetch(`${listing.route.scattered}${fnv1a(path) % parts}.json`);
+  if (raw === null) return null;
+  const text = asText(raw); // one answer per line: "<page path>":{"data":[...],"meta":{...}},
+  const key = `\n${JSON.stringify(path)}:`;
+  const at = text.indexOf(key);
+  if (at < 0) return null;
+  const line = text.slice(at + key.length, text.indexOf("\n", at + key.length));
+  return parseListing(line.endsWith(",") ? line.slice(0, -1) : line);
+}
+
 async function fromIndex(listing, values, sort, page) {
   const route = listing.route;
   const filters = listing.filters;
@@ -1100,6 +1125,14 @@ async function fromIndex(listing, values, sort, page) {
     const files = new Set([...where.values()].map((p) => Math.floor(p / perPage))).size;
     if (where.size === chosen.length && (best === null || files < best[0])) best = [files, names, baseSort, where];
   }
+  const counts = page === 1 ? new Map(listing.faceted(values).filter((n) => Object.hasOwn(index.filters, n))
+    .map((n) => [n, primitive(filters[n]).counts(held[n], filters[n], mask)])) : null;
+  if ((best === null || best[0] > SCATTERED_FILES) && index.scattered && exact.size === values.size) {
+    const answer = await fromScattered(listing, index.scattered, listing.file(exact, sort, page));
+    if (answer !== null && answer.data.length === chosen.length) {
+      return listing.page(answer.data, total, values, sort, page, answer.meta, counts);
+    }
+  }
   if (best === null) return null;
   const [, names, baseSort, where] = best;
   const found = new Map();
@@ -1119,8 +1152,6 @@ async function fromIndex(listing, values, sort, page) {
     }
   }
   if (found.size !== chosen.length) return null;
-  const counts = page === 1 ? new Map(listing.faceted(values).filter((n) => Object.hasOwn(index.filters, n))
-    .map((n) => [n, primitive(filters[n]).counts(held[n], filters[n], mask)])) : null;
   return listing.page(chosen.map((i) => found.get(i)), total, values, sort, page, meta, counts);
 }
 
