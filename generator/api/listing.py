@@ -34,6 +34,7 @@ from generator.api.prefix_answers import prefix_answers
 from generator.api.queries import base_meta, read_sql, sql_params
 from generator.api.query_index import query_index
 from generator.api.registry import ListRoute
+from generator.api.scattered import TEMP_TABLES as SCATTERED_TABLES
 from generator.api.scattered import answer_files, scattered
 from generator.dataset import serialize
 from generator.dataset.schema import DatasetInfo
@@ -120,6 +121,10 @@ class Rows(Sequence[bytes]):
         i = range(len(self))[i]
         start = self._ends[i]
         return os.pread(self._file.fileno(), self._ends[i + 1] - start, start)
+
+    def size(self, i: int) -> int:
+        """The bytes of row ``i`` serialized."""
+        return self._ends[i + 1] - self._ends[i]
 
     def close(self) -> None:
         self._file.close()
@@ -275,12 +280,11 @@ def render(
     try:
         rank(con, route)
         meta = serialize.members(base_meta(info))
-        parts, answers = answer_files(route, scattered(con, route), rows, meta)
-        index = query_index(con, route, parts)
+        index = query_index(con, route, scattered(con, route, rows.size, meta))
         if index is not None and route.index_file is not None:
             yield Page(route.index_file, index)
             yield from (Page(path, body) for path, body in prefix_answers(con, route, rows))  # type: ignore[arg-type]
-            yield from (Page(path, body) for path, body in answers)
+            yield from (Page(path, body) for path, body in answer_files(con, route, rows, meta))
         found = combinations(con, route, unit_key(meta))
         if domains_out is not None:
             domains_out.update(_domains(route, singles(con, route)))
@@ -297,5 +301,5 @@ def render(
                                   inputs if reuse is not None else "")
     finally:
         rows.close()
-        for table in TEMP_TABLES:
+        for table in (*TEMP_TABLES, *SCATTERED_TABLES):
             con.execute(f"DROP TABLE IF EXISTS {table}")

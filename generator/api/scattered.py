@@ -27,7 +27,7 @@ in the sort), so a page the resolver finds scattered always has one.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 import duckdb
 
@@ -64,12 +64,12 @@ def part_of(page_path: str, parts: int) -> int:
 
 
 def _pairs(route: ListRoute) -> Iterator[tuple[tuple[int, ...], str]]:
-    """(indexes into ``route.filters``, sort) of every set of filters one deeper than files sort, that files combine,
-    under each sort with files other than the default."""
+    """(indexes into ``route.filters``, in its order, sort) of every set of filters one deeper than files sort, that
+    files combine, under each sort with files other than the default."""
     index = {f.name: j for j, f in enumerate(route.filters)}
     seen: set[tuple[int, ...]] = set()
     for group in route.file_groups:
-        sortable = [index[f.name] for f in group if f.sortable]
+        sortable = sorted(index[f.name] for f in group if f.sortable)
         for chosen in itertools.combinations(sortable, route.sort_depth + 1):
             if chosen not in seen:
                 seen.add(chosen)
@@ -78,10 +78,14 @@ def _pairs(route: ListRoute) -> Iterator[tuple[tuple[int, ...], str]]:
                         yield chosen, sort
 
 
+def _text(value: str) -> str:
+    return "'" + value.replace("'", "''") + "'"
+
+
 def _scattered_sql(route: ListRoute, chosen: tuple[int, ...], sort: str) -> str:
-    """SQL for every scattered page of the combinations of ``chosen`` under ``sort``: its filters' values, its
-    number (from 0) and its rows' ``_idx`` in order. A page's cost is the fewest pages holding its rows among the
-    combination's own in the default order and each filter's alone under ``sort``."""
+    """SQL for every scattered page of the combinations of ``chosen`` under ``sort``: the path its file would have
+    (``ListRoute.file_path``) and its rows' ``_idx`` in order. A page's cost is the fewest pages holding its rows
+    among the combination's own in the default order and each filter's alone under ``sort``."""
     rank, default = f"_r{route.sort_values.index(sort)}", f"_r{route.sort_values.index(route.default_sort)}"
     per_page = route.per_page
     filters = [route.filters[j] for j in chosen]
@@ -98,40 +102,63 @@ def _scattered_sql(route: ListRoute, chosen: tuple[int, ...], sort: str) -> str:
              f"FROM (SELECT _idx, {rank}, {values(k)} FROM rows)) a{k}" for k in range(len(filters))]
     joins = " ".join(f"JOIN {a} ON a{k}._idx = c._idx AND a{k}.v{k} = c.v{k}" for k, a in enumerate(alone))
     costs = ", ".join(f"count(DISTINCT a{k}._p // {per_page})" for k in range(len(filters)))
+    folder = " || '/' || ".join([_text(route.path),
+                                  *(f"{_text(f.name + '=')} || c.v{k}" for k, f in enumerate(filters))])
+    grouped = ", ".join(f"c.v{k}" for k in range(len(filters)))
     return (
         f"WITH c AS (SELECT _idx, {keys}, row_number() OVER (PARTITION BY {keys} ORDER BY {rank}) - 1 AS _s, "
         f"row_number() OVER (PARTITION BY {keys} ORDER BY {default}) - 1 AS _d FROM {fanned}) "
-        f"SELECT {', '.join(f'c.v{k}' for k in range(len(filters)))}, c._s // {per_page} AS _page, "
-        f"list(c._idx ORDER BY c._s) AS _rows FROM c {joins} GROUP BY ALL "
-        f"HAVING least(count(DISTINCT c._d // {per_page}), {costs}) > {FILES} ORDER BY ALL"
+        f"SELECT {folder} || {_text('/sort=' + sort + ',page=')} || (c._s // {per_page} + 1) || '.json' AS path, "
+        f"list(c._idx ORDER BY c._s) AS _rows FROM c {joins} GROUP BY {grouped}, c._s // {per_page} "
+        f"HAVING least(count(DISTINCT c._d // {per_page}), {costs}) > {FILES}"
     )
 
 
-def scattered(con: duckdb.DuckDBPyConnection, route: ListRoute) -> list[tuple[str, list[int]]]:
-    """Every scattered page of the route (from ``rows`` ranked by ``listing.rank``): its path and its rows' ``_idx``
-    in order, in path order."""
+BATCH = 1_000
+"""Pages fetched from DuckDB at a time."""
+TEMP_TABLES = ("_scattered", "_scattered_parts")
+
+
+def scattered(con: duckdb.DuckDBPyConnection, route: ListRoute, size: Callable[[int], int], meta: bytes) -> int:
+    """Find every scattered page of the route (from ``rows`` ranked by ``listing.rank``) into the temp table
+    ``_scattered`` (its path and its rows' ``_idx`` in order), each with the answer file it goes in
+    (``_scattered_parts``); return how many files (``size(i)``: the bytes of row ``i`` serialized; ``meta``: the
+    members of the route's constant meta object). Nothing but each page's path and part is held in Python."""
+    con.execute("CREATE OR REPLACE TEMP TABLE _scattered (path VARCHAR, _rows BIGINT[])")
+    con.execute("CREATE OR REPLACE TEMP TABLE _scattered_parts (path VARCHAR, part INTEGER)")
     if route.index_file is None or len(route.published_sorts) < 2:
-        return []
-    out = []
+        return 0
     for chosen, sort in _pairs(route):
-        for *found, page, rows in con.execute(_scattered_sql(route, chosen, sort)).fetchall():
-            filters = {route.filters[j].name: value for j, value in zip(chosen, found, strict=True)}
-            out.append((route.file_path(filters, sort, page + 1), rows))
-    return sorted(out)
+        con.execute(f"INSERT INTO _scattered {_scattered_sql(route, chosen, sort)}")
+    paths, hashes, total = [], [], 0
+    found = con.execute("SELECT path, _rows FROM _scattered")
+    while batch := found.fetchmany(BATCH):
+        for path, idx in batch:
+            paths.append(path)
+            hashes.append(fnv1a(path))
+            total += len(path) + len(meta) + sum(size(i) + 1 for i in idx) + 24
+    if not paths:
+        return 0
+    parts = max(1, -(-total // PART_BYTES))
+    con.execute("INSERT INTO _scattered_parts SELECT unnest($1), unnest($2)", [paths, [h % parts for h in hashes]])
+    return parts
 
 
 def answer_files(
-    route: ListRoute, pages: list[tuple[str, list[int]]], rows: Sequence[bytes], meta: bytes,
-) -> tuple[int, list[tuple[str, bytes]]]:
-    """The number of answer files and each file (path, body) for ``scattered``'s pages (``rows``: the route's rows
+    con: duckdb.DuckDBPyConnection, route: ListRoute, rows: Sequence[bytes], meta: bytes,
+) -> Iterator[tuple[str, bytes]]:
+    """Each answer file (path, body) of ``scattered``'s pages, one file at a time (``rows``: the route's rows
     serialized, in ``_idx`` order; ``meta``: the members of the route's constant meta object)."""
-    if not pages:
-        return 0, []
-    answers = [serialize.string(path) + b':{"data":[' + b",".join(rows[i] for i in found) + b'],"meta":{' + meta
-               + b"}}" for path, found in pages]
-    parts = max(1, -(-sum(len(a) for a in answers) // PART_BYTES))
-    by_part: dict[int, list[bytes]] = {}
-    for (path, _), answer in zip(pages, answers, strict=True):
-        by_part.setdefault(part_of(path, parts), []).append(answer)
-    return parts, [(part_path(route.name, part), b"{\n" + b",\n".join(found) + b"\n}\n")
-                   for part, found in sorted(by_part.items())]
+    found = con.execute("SELECT part, path, _rows FROM _scattered JOIN _scattered_parts USING (path) "
+                        "ORDER BY part, path")
+    current, answers = -1, []
+    while batch := found.fetchmany(BATCH):
+        for part, path, idx in batch:
+            if part != current and answers:
+                yield part_path(route.name, current), b"{\n" + b",\n".join(answers) + b"\n}\n"
+                answers = []
+            current = part
+            answers.append(serialize.string(path) + b':{"data":[' + b",".join(rows[i] for i in idx)
+                           + b'],"meta":{' + meta + b"}}")
+    if answers:
+        yield part_path(route.name, current), b"{\n" + b",\n".join(answers) + b"\n}\n"
