@@ -125,6 +125,7 @@ def save_database(files: dict[str, str], path: str, config: dict[str, object]) -
     """Write every input table, from its parquet file (``save_parquet``), into a new DuckDB database file at
     ``path``, in a connection of its own (``config``: its memory limit, its spill folder), for ``attach``."""
     with duckdb.connect(path, config=config) as con:
+        con.execute("SET enable_progress_bar = false")
         load_parquet(con, files)
 
 

@@ -43,16 +43,16 @@ from generator.pipeline.failures import TaskError
 from generator.pipeline.work import Task, order, tasks
 
 PR_SET_PDEATHSIG = 1
-MEMORY_LIMIT = "512MB"
+MEMORY_LIMIT = "256MB"
 """DuckDB's memory limit in each process of a build (the build process, each worker, each Dask task thread): past it,
-tables and the operators that can spill do so into a folder of the staging folder's scratch space
-(``duckdb_config``). Its buffer pool also caches table pages up to the limit. A listing route's combinations are
-counted, listed and ordered by operators that spill (no ``list()`` aggregate over a route's rows:
-``generator.api.combinations``), a profile shard's aggregates hold the shard's rows only (``details._source``).
-Not lower: at 320 MB a whole 300k-company build failed in a listing route's ``materialize`` (its rows' table,
-"failed to allocate 16.0 MiB (301.2 MiB/305.1 MiB used)"), although a company-profile shard alone ran at 320 MB; at
-256 MB a company-profile shard fails (its parts over every company, the sector windows and the provenance, do not
-spill). The tables themselves are compressed (``database.compress``: 74 MiB at 300k companies)."""
+temporary tables and the operators that can spill do so into a folder of the staging folder's scratch space
+(``duckdb_config``). Its buffer pool also caches the input tables' blocks, read from their database file
+(``database.attach``) and evicted under the limit. A listing route's rows are made in a table, then numbered
+(``listing.materialize``), its combinations counted, listed and ordered by operators that spill
+(``generator.api.combinations``); a profile shard's rows are made ``details.BATCH`` at a time (``details._source``).
+At 300k companies each route and shard runs at 256 MB (a whole build measured: BENCHMARKS.md); not lower yet: at
+160 MB a company-profile shard fails, at 192 MB it runs in 276 MiB (one process, not a whole build). Before the
+shards' rows were made a batch at a time, a company-profile shard failed at 256 MB and the limit was 512 MB."""
 
 
 ALLOCATOR = {"allocator_flush_threshold": "16MB", "allocator_bulk_deallocation_flush_threshold": "16MB"}
