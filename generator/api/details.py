@@ -35,8 +35,9 @@ _PARAMETERS = {"methodology": ANALYSIS_METHODOLOGY}
 
 
 BATCH = 5_000
-"""Resources serialized at a time: the Python side of a detail route holds one batch of bodies, whatever the
-dataset's size (the rows themselves stay in DuckDB, which spills past its memory limit)."""
+"""Resources made and serialized at a time: the route's query is run for one batch of its order at a time
+(``_source``), and the Python side of a detail route holds one batch of bodies, whatever the dataset's size (the
+rows themselves stay in DuckDB, which spills past its memory limit)."""
 
 
 def _query(route: DetailRoute, info: DatasetInfo) -> tuple[str, dict[str, object]]:
@@ -50,9 +51,11 @@ def _source(
     """The resources of ``shard`` (``shard_range``) as a temporary table (its name), one row per resource with
     ``_n``, its position in the route's order, stored in that order; and the positions ``[low, high)`` it holds.
 
-    The route's query is run for the shard's range of its order only (DuckDB pushes the range into the query's
-    aggregates, so what it holds is the shard's, whatever the route's size), after its keys alone (DuckDB leaves
-    out what they do not need) gave the range."""
+    The route's query is run for ``BATCH`` positions of its order at a time (DuckDB pushes the range into the
+    query's aggregates, so what it holds is that batch's, whatever the route's size or the shard's), after its keys
+    alone (DuckDB leaves out what they do not need) gave the ranges. A query over a whole shard of 20,000 companies
+    held about 500 MB of DuckDB's memory (its joins' hash tables built on the profiles' rows: a shard failed at
+    300k companies under a limit of 256 MB, and runs within 192 MB a batch at a time)."""
     sql, params = _query(route, info)
     order = route.order
     (total,) = con.execute(  # of the key: a count(*) keeps more of the query (at 300k companies, past 512 MB)
@@ -60,15 +63,18 @@ def _source(
     low, high = shard_range(total, shard)
     source = f"{route.name}_details"
     con.execute(f"DROP TABLE IF EXISTS {source}")
+    con.execute(f"CREATE TEMP TABLE {source} AS SELECT {low}::BIGINT AS _n, * FROM ({sql}) WHERE false", params)
     if low >= high:
-        con.execute(f"CREATE TEMP TABLE {source} AS SELECT {low}::BIGINT AS _n, * FROM ({sql}) WHERE false", params)
         return source, low, high
-    first, last = con.execute(
-        f"SELECT min({order}), max({order}) FROM (SELECT {order}, row_number() OVER (ORDER BY {order}) - 1 AS _n "
-        f"FROM ({sql})) WHERE _n >= {low} AND _n < {high}", params).fetchone()  # type: ignore[misc]
-    con.execute(f"CREATE TEMP TABLE {source} AS SELECT row_number() OVER (ORDER BY {order}) - 1 + {low} AS _n, * "
-                f"FROM ({sql}) WHERE {order} >= $_first AND {order} <= $_last ORDER BY _n",
-                params | {"_first": first, "_last": last})
+    bounds = dict(con.execute(  # the keys at each batch's first and last position
+        f"SELECT _n, {order} FROM (SELECT {order}, row_number() OVER (ORDER BY {order}) - 1 AS _n FROM ({sql})) "
+        f"WHERE _n >= {low} AND _n < {high} AND ((_n - {low}) % {BATCH} IN (0, {BATCH - 1}) OR _n = {high - 1})",
+        params).fetchall())
+    for start in range(low, high, BATCH):
+        end = min(start + BATCH, high)
+        con.execute(f"INSERT INTO {source} SELECT row_number() OVER (ORDER BY {order}) - 1 + {start} AS _n, * "
+                    f"FROM ({sql}) WHERE {order} >= $_first AND {order} <= $_last ORDER BY _n",
+                    params | {"_first": bounds[start], "_last": bounds[end - 1]})
     return source, low, high
 
 

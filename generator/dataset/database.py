@@ -121,6 +121,28 @@ def compress(con: duckdb.DuckDBPyConnection) -> None:
     con.execute("CHECKPOINT")
 
 
+def save_database(files: dict[str, str], path: str, config: dict[str, object]) -> None:
+    """Write every input table, from its parquet file (``save_parquet``), into a new DuckDB database file at
+    ``path``, in a connection of its own (``config``: its memory limit, its spill folder), for ``attach``."""
+    with duckdb.connect(path, config=config) as con:
+        con.execute("SET enable_progress_bar = false")
+        load_parquet(con, files)
+
+
+ATTACHED = "dataset"
+"""The name a database that ``attach`` opens has in the connection."""
+
+
+def attach(con: duckdb.DuckDBPyConnection, path: str) -> None:
+    """Open the input tables of a database file (``save_database``) read-only, under their own names: several
+    processes may open it at once, and a table's blocks are read into DuckDB's buffer pool when a query needs them
+    and evicted from it under its memory limit, instead of each process holding its copy of every table."""
+    quoted_path = path.replace("'", "''")
+    con.execute(f"ATTACH '{quoted_path}' AS {ATTACHED} (READ_ONLY)")
+    for table in TABLE_BY_NAME:
+        con.execute(f"CREATE VIEW {table} AS SELECT * FROM {ATTACHED}.{table}")
+
+
 def save_parquet(con: duckdb.DuckDBPyConnection, name: str, path: str) -> None:
     """Write one loaded table to a parquet file in its stored (key) order, for ``load_parquet``."""
     quoted = path.replace("'", "''")

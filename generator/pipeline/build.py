@@ -254,8 +254,8 @@ def _build(
             writer.ready({route.path for route in (*LIST_ROUTES, *DETAIL_ROUTES, EXPORT_ROUTE)})
             todo = work.tasks(companies)
             with fanout.Listings(con, info, writer, pool.executor, progress, parquet, todo, task_failed) as listings:
-                if checked:  # this process's tables, loaded while the workers load theirs
-                    database.load_parquet(con, parquet)
+                if checked:  # this process's tables: the workers' database file, read-only too
+                    database.attach(con, listings.tables)  # type: ignore[arg-type]
                 con.execute(queries.read_sql("views"))
                 stage.done("load")
                 if pool.executor is not None:  # the workers render listings and profiles meanwhile

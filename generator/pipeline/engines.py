@@ -2,12 +2,12 @@
 distributed (``DaskPool``: ``build --engine dask --scheduler ADDRESS``).
 
 On Dask, each task of ``work.tasks`` (a listing route whole, or a shard of a detail route's resources) is one Dask
-task running ``fanout.run_task`` on a worker: it loads the validated tables from their parquet files in the staging
-folder's scratch space (once per worker thread), writes its pages straight into the staging folder and answers with
-what it wrote (paths, digests and sizes, never the bytes). The staging folder must therefore be the same path on
-every worker: a shared filesystem (NFS, a cluster's scratch volume, one machine's disk for a ``LocalCluster``).
-Validation, the exports, the documents, the digest manifest and the commit stay in the build process, once. The
-bytes are the local build's: every file belongs to exactly one task, whatever runs it.
+task running ``fanout.run_task`` on a worker: it opens the validated tables read-only in their database file in the
+staging folder's scratch space (once per worker thread), writes its pages straight into the staging folder and
+answers with what it wrote (paths, digests and sizes, never the bytes). The staging folder must therefore be the
+same path on every worker: a shared filesystem (NFS, a cluster's scratch volume, one machine's disk for a
+``LocalCluster``). Validation, the exports, the documents, the digest manifest and the commit stay in the build
+process, once. The bytes are the local build's: every file belongs to exactly one task, whatever runs it.
 """
 
 from __future__ import annotations

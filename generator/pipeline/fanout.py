@@ -1,14 +1,14 @@
 """The render stage on several cores: a task is a unit of work, each listing route whole or one shard of a detail
 route's resources (a contiguous range of its order, ``details.shard_range``), rendered by one worker process.
 
-Each worker loads the validated tables into a DuckDB database of its own, from parquet files in the staging
-folder's scratch space (those the table-by-table validation wrote, an earlier build's exports, or ones the build
-process writes), and writes its pages straight into the staging folder, each through its own ``StagedFiles``; the build
-process meanwhile writes the other stages and then gathers what the workers report. Every file belongs to
-exactly one task, so the output does not depend on the number of workers. A task carries where it writes
-(``Place``) and the tables' files, not data, and answers with what it wrote (``RouteResult``): the same tasks run on
-Dask distributed (``engines.py``). A worker is killed with the
-build process (``PR_SET_PDEATHSIG``), so a killed build leaves nothing writing behind it.
+Each worker opens the validated tables read-only in one DuckDB database file in the staging folder's scratch space
+(``database.attach``), which the build process writes once from their parquet files (those the table-by-table
+validation wrote, an earlier build's exports, or ones the build process writes), and writes its pages straight into
+the staging folder, each through its own ``StagedFiles``; the build process meanwhile writes the other stages and
+then gathers what the workers report. Every file belongs to exactly one task, so the output does not depend on the
+number of workers. A task carries where it writes (``Place``) and the tables' database file, not data, and answers
+with what it wrote (``RouteResult``): the same tasks run on Dask distributed (``engines.py``). A worker is killed
+with the build process (``PR_SET_PDEATHSIG``), so a killed build leaves nothing writing behind it.
 
 With ``workers=0`` the same code runs inline on the build's own connection and writer.
 """
@@ -43,16 +43,16 @@ from generator.pipeline.failures import TaskError
 from generator.pipeline.work import Task, order, tasks
 
 PR_SET_PDEATHSIG = 1
-MEMORY_LIMIT = "512MB"
+MEMORY_LIMIT = "256MB"
 """DuckDB's memory limit in each process of a build (the build process, each worker, each Dask task thread): past it,
-tables and the operators that can spill do so into a folder of the staging folder's scratch space
-(``duckdb_config``). Its buffer pool also caches table pages up to the limit. A listing route's combinations are
-counted, listed and ordered by operators that spill (no ``list()`` aggregate over a route's rows:
-``generator.api.combinations``), a profile shard's aggregates hold the shard's rows only (``details._source``).
-Not lower: at 320 MB a whole 300k-company build failed in a listing route's ``materialize`` (its rows' table,
-"failed to allocate 16.0 MiB (301.2 MiB/305.1 MiB used)"), although a company-profile shard alone ran at 320 MB; at
-256 MB a company-profile shard fails (its parts over every company, the sector windows and the provenance, do not
-spill). The tables themselves are compressed (``database.compress``: 74 MiB at 300k companies)."""
+temporary tables and the operators that can spill do so into a folder of the staging folder's scratch space
+(``duckdb_config``). Its buffer pool also caches the input tables' blocks, read from their database file
+(``database.attach``) and evicted under the limit. A listing route's rows are made in a table, then numbered
+(``listing.materialize``), its combinations counted, listed and ordered by operators that spill
+(``generator.api.combinations``); a profile shard's rows are made ``details.BATCH`` at a time (``details._source``).
+At 300k companies each route and shard runs at 256 MB (a whole build measured: BENCHMARKS.md); not lower yet: at
+160 MB a company-profile shard fails, at 192 MB it runs in 276 MiB (one process, not a whole build). Before the
+shards' rows were made a batch at a time, a company-profile shard failed at 256 MB and the limit was 512 MB."""
 
 
 ALLOCATOR = {"allocator_flush_threshold": "16MB", "allocator_bulk_deallocation_flush_threshold": "16MB"}
@@ -140,9 +140,9 @@ class Place:
 _manifests: dict[tuple[str | None, str | None], Previous | None] = {}
 """The previous manifest a process read (or inherited, forked), by (previous output, code): read once per process."""
 _manifest_lock = threading.Lock()
-_connections: dict[int, tuple[tuple[tuple[str, str], ...], duckdb.DuckDBPyConnection]] = {}
-"""Each thread's database and the tables it holds (a Dask worker runs tasks in threads; a DuckDB connection is not
-shared across them)."""
+_connections: dict[int, tuple[str, duckdb.DuckDBPyConnection]] = {}
+"""Each thread's database and the tables' database file it opened (a Dask worker runs tasks in threads; a DuckDB
+connection is not shared across them)."""
 _running: set[int] = set()  # the threads running a task (``close_connections`` waits for them)
 _idle = threading.Condition(_manifest_lock)
 
@@ -178,19 +178,19 @@ def _warm(place: Place | None = None) -> None:
         _previous_manifest(place)
 
 
-def _database(tables: tuple[tuple[str, str], ...], place: Place) -> duckdb.DuckDBPyConnection:
-    """A worker's own database: every table from its parquet file (table name, file), and the views; spilling into
-    the staging folder's scratch space past ``MEMORY_LIMIT``."""
+def _database(tables: str, place: Place) -> duckdb.DuckDBPyConnection:
+    """A worker's own database: the tables' database file opened read-only (``database.attach``), and the views;
+    spilling into the staging folder's scratch space past ``MEMORY_LIMIT``."""
     con = duckdb.connect(":memory:", config=duckdb_config(spill_folder(place.staging), 1))
     con.execute("SET enable_progress_bar = false")
-    database.load_parquet(con, dict(tables))
+    database.attach(con, tables)
     con.execute(queries.read_sql("views"))
     return con
 
 
-def run_task(task: Task, tables: tuple[tuple[str, str], ...], info: DatasetInfo, place: Place) -> RouteResult:
-    """Render one task (in any process that sees the staging folder): its database is this thread's, made again
-    when the tables' files change."""
+def run_task(task: Task, tables: str, info: DatasetInfo, place: Place) -> RouteResult:
+    """Render one task (in any process that sees the staging folder) over the tables' database file ``tables``: its
+    database is this thread's, made again when the file changes."""
     ident = threading.get_ident()
     with _manifest_lock:
         held = _connections.get(ident)
@@ -325,6 +325,8 @@ class Listings:
         self._failed, self._failure = failed, None
         self.examples: dict[str, list[str]] = {}
         """Each detail route's example URLs, once ``results()`` returned."""
+        self.tables: str | None = None
+        """The tables' database file the workers open (``database.attach``), once entered with a pool."""
 
     def __enter__(self) -> Listings:
         if self._pool is not None:
@@ -333,7 +335,8 @@ class Listings:
                 if table.name not in files:
                     files[table.name] = self._writer.scratch(f"load-{table.name}.parquet")
                     database.save_parquet(self._con, table.name, files[table.name])
-            tables = tuple(sorted(files.items()))
+            tables = self.tables = self._writer.scratch("tables.duckdb")
+            database.save_database(files, tables, duckdb_config(spill_folder(self._place.staging) + "-tables"))
             self._tasks = order(self._writer.previous_manifest, self._tasks)
             self._futures = [self._pool.submit(run_task, task, tables, self._info, self._place)
                              for task in self._tasks]
