@@ -54,7 +54,8 @@ def shapes(route: ListRoute) -> list[tuple[tuple[Filter, ...], dict[int, Shape]]
     return out
 
 
-def _text(value: str) -> str:
+def sql_text(value: str) -> str:
+    """``value`` as an SQL string literal."""
     return "'" + value.replace("'", "''") + "'"
 
 
@@ -62,11 +63,11 @@ def _folder_sql(route: ListRoute, values: dict[int, str]) -> str:
     """SQL for ``route.folder`` of a combination: ``values``, each filter's (by its index in ``route.filters``) SQL
     value as in URLs (NULL: not applied)."""
     if not values:
-        return _text(route.folder({}))
-    parts = [f"CASE WHEN {v} IS NOT NULL THEN {_text(route.filters[j].name + '=')} || {v} END"
+        return sql_text(route.folder({}))
+    parts = [f"CASE WHEN {v} IS NOT NULL THEN {sql_text(route.filters[j].name + '=')} || {v} END"
              for j, v in sorted(values.items())]
-    return (f"CASE WHEN coalesce({', '.join(values.values())}) IS NULL THEN {_text(route.folder({}))} "
-            f"ELSE concat_ws('/', {_text(route.path)}, {', '.join(parts)}) END")
+    return (f"CASE WHEN coalesce({', '.join(values.values())}) IS NULL THEN {sql_text(route.folder({}))} "
+            f"ELSE concat_ws('/', {sql_text(route.path)}, {', '.join(parts)}) END")
 
 
 def combinations(

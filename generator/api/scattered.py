@@ -26,11 +26,11 @@ in the sort), so a page the resolver finds scattered always has one.
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Callable, Iterator, Sequence
 
 import duckdb
 
+from generator.api.combinations import sql_text
 from generator.api.registry import ListRoute
 from generator.api.routes import INDEX_FOLDER
 from generator.dataset import serialize
@@ -64,22 +64,14 @@ def part_of(page_path: str, parts: int) -> int:
 
 
 def _pairs(route: ListRoute) -> Iterator[tuple[tuple[int, ...], str]]:
-    """(indexes into ``route.filters``, in its order, sort) of every set of filters one deeper than files sort, that
-    files combine, under each sort with files other than the default."""
+    """(indexes into ``route.filters``, in its order, sort) of every set of filters one deeper than files sort
+    (``ListRoute.unsorted_sets``), under each sort with files other than the default."""
     index = {f.name: j for j, f in enumerate(route.filters)}
-    seen: set[tuple[int, ...]] = set()
-    for group in route.file_groups:
-        sortable = sorted(index[f.name] for f in group if f.sortable)
-        for chosen in itertools.combinations(sortable, route.sort_depth + 1):
-            if chosen not in seen:
-                seen.add(chosen)
-                for sort in route.published_sorts:
-                    if sort != route.default_sort:
-                        yield chosen, sort
-
-
-def _text(value: str) -> str:
-    return "'" + value.replace("'", "''") + "'"
+    for names in route.unsorted_sets():
+        if len(names) == route.sort_depth + 1:
+            for sort in route.published_sorts:
+                if sort != route.default_sort:
+                    yield tuple(sorted(index[n] for n in names)), sort
 
 
 def _scattered_sql(route: ListRoute, chosen: tuple[int, ...], sort: str) -> str:
@@ -102,13 +94,13 @@ def _scattered_sql(route: ListRoute, chosen: tuple[int, ...], sort: str) -> str:
              f"FROM (SELECT _idx, {rank}, {values(k)} FROM rows)) a{k}" for k in range(len(filters))]
     joins = " ".join(f"JOIN {a} ON a{k}._idx = c._idx AND a{k}.v{k} = c.v{k}" for k, a in enumerate(alone))
     costs = ", ".join(f"count(DISTINCT a{k}._p // {per_page})" for k in range(len(filters)))
-    folder = " || '/' || ".join([_text(route.path),
-                                  *(f"{_text(f.name + '=')} || c.v{k}" for k, f in enumerate(filters))])
+    folder = " || '/' || ".join([sql_text(route.path),
+                                  *(f"{sql_text(f.name + '=')} || c.v{k}" for k, f in enumerate(filters))])
     grouped = ", ".join(f"c.v{k}" for k in range(len(filters)))
     return (
         f"WITH c AS (SELECT _idx, {keys}, row_number() OVER (PARTITION BY {keys} ORDER BY {rank}) - 1 AS _s, "
         f"row_number() OVER (PARTITION BY {keys} ORDER BY {default}) - 1 AS _d FROM {fanned}) "
-        f"SELECT {folder} || {_text('/sort=' + sort + ',page=')} || (c._s // {per_page} + 1) || '.json' AS path, "
+        f"SELECT {folder} || {sql_text('/sort=' + sort + ',page=')} || (c._s // {per_page} + 1) || '.json' AS path, "
         f"list(c._idx ORDER BY c._s) AS _rows FROM c {joins} GROUP BY {grouped}, c._s // {per_page} "
         f"HAVING least(count(DISTINCT c._d // {per_page}), {costs}) > {FILES}"
     )

@@ -30,7 +30,7 @@ from generator.hosts.templates import TEMPLATE_DIR
 from generator.output import recycle
 from generator.output.staged import BOOKKEEPING
 from generator.output.writer import Changes, OutputError, OutputLock, OutputWriter, real_output, recover
-from generator.pipeline import engines, failures, fanout, reload, tablewise, work
+from generator.pipeline import connections, engines, failures, fanout, reload, tablewise, work
 from generator.pipeline.reload import validate_into
 
 OUTPUT_MARKER = ".company-ipo-api"
@@ -311,8 +311,8 @@ def _pool(config: BuildConfig, writer: OutputWriter, workers: int) -> fanout.Wor
 
 @contextlib.contextmanager
 def _database(config: BuildConfig, writer: OutputWriter) -> Iterator[duckdb.DuckDBPyConnection]:
-    spill = fanout.spill_folder(str(writer.staging))
-    con = duckdb.connect(":memory:", config=fanout.duckdb_config(spill, config.threads))
+    spill = connections.spill_folder(str(writer.staging))
+    con = duckdb.connect(":memory:", config=connections.duckdb_config(spill, config.threads))
     try:
         con.execute("SET enable_progress_bar = false")  # the build reports its own progress
         yield con

@@ -37,44 +37,13 @@ from generator.api.routes import DetailRoute
 from generator.dataset import database
 from generator.dataset.schema import TABLES, DatasetInfo
 from generator.output.manifest import Previous, read_previous, unit_key
-from generator.output.staged import LISTING_UNIT, SCRATCH_DIR, StagedFiles, WriteStats
+from generator.output.staged import LISTING_UNIT, StagedFiles, WriteStats
 from generator.output.writer import OutputWriter
+from generator.pipeline.connections import MEMORY_LIMIT, duckdb_config, spill_folder
 from generator.pipeline.failures import TaskError
 from generator.pipeline.work import Task, order, tasks
 
 PR_SET_PDEATHSIG = 1
-MEMORY_LIMIT = "256MB"
-"""DuckDB's memory limit in each process of a build (the build process, each worker, each Dask task thread): past it,
-temporary tables and the operators that can spill do so into a folder of the staging folder's scratch space
-(``duckdb_config``). Its buffer pool also caches the input tables' blocks, read from their database file
-(``database.attach``) and evicted under the limit. A listing route's rows are made in a table, then numbered
-(``listing.materialize``), its combinations counted, listed and ordered by operators that spill
-(``generator.api.combinations``); a profile shard's rows are made ``details.BATCH`` at a time (``details._source``).
-At 300k companies each route and shard runs at 256 MB (a whole build measured: BENCHMARKS.md); not lower yet: at
-160 MB a company-profile shard fails, at 192 MB it runs in 276 MiB (one process, not a whole build). Before the
-shards' rows were made a batch at a time, a company-profile shard failed at 256 MB and the limit was 512 MB."""
-
-
-ALLOCATOR = {"allocator_flush_threshold": "16MB", "allocator_bulk_deallocation_flush_threshold": "16MB"}
-"""DuckDB gives the memory a task freed back to the system once the task has held more than this (its default:
-128 MB and 512 MB), so that what a process keeps after loading the tables or a large query is what it uses: after
-loading the 300k tables a process kept 296 MiB with the defaults, 222 MiB with these."""
-
-
-def duckdb_config(spill: str | None, threads: int | None = None) -> dict[str, object]:
-    """A connection's settings: ``MEMORY_LIMIT``, spilling into ``spill`` (a folder of its own: DuckDB names its
-    files alike in every process), ``threads`` if given."""
-    config: dict[str, object] = {"memory_limit": MEMORY_LIMIT, **ALLOCATOR}
-    if spill is not None:
-        config["temp_directory"] = spill
-    if threads:
-        config["threads"] = threads
-    return config
-
-
-def spill_folder(staging: str) -> str:
-    """This process's and thread's spill folder in the staging folder's scratch space (removed before the swap)."""
-    return os.path.join(staging, SCRATCH_DIR, f"spill-{os.getpid()}-{threading.get_ident()}")
 
 
 @dataclass

@@ -28,7 +28,7 @@ from generator.dataset import database, load
 from generator.dataset.database import Staging
 from generator.dataset.load import DataError, Issue
 from generator.dataset.schema import TABLE_BY_NAME, TABLES, DatasetInfo
-from generator.pipeline import fanout
+from generator.pipeline import connections
 
 
 @dataclass
@@ -45,11 +45,11 @@ _DATABASE: list[duckdb.DuckDBPyConnection] = []
 CHECK_MEMORY_LIMIT = "256MB"
 """DuckDB's memory limit while checking tables (a worker's staged rows, the build process's references): past it
 the staged rows and the operators (sort, aggregate, join) spill, so a worker's memory does not grow with its table
-(``fanout.MEMORY_LIMIT`` is for the render stage's queries)."""
+(``connections.MEMORY_LIMIT`` is for the render stage's queries)."""
 
 
 def _config(spill: str, threads: int | None = None) -> dict[str, object]:
-    return {**fanout.duckdb_config(spill, threads), "memory_limit": CHECK_MEMORY_LIMIT}
+    return {**connections.duckdb_config(spill, threads), "memory_limit": CHECK_MEMORY_LIMIT}
 
 
 def _database(spill: str) -> duckdb.DuckDBPyConnection:

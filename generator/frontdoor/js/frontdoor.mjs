@@ -991,6 +991,16 @@ export function parseIndex(raw) {
   return {...header, filters, orders};
 }
 
+// one answer of a file of answers, one a line (`"<name>":{...},`: prefix_answers.py, scattered.py), parsed alone
+function answerLine(raw, name) {
+  const text = asText(raw);
+  const key = `\n${JSON.stringify(name)}:`;
+  const at = text.indexOf(key);
+  if (at < 0) return null;
+  const line = text.slice(at + key.length, text.indexOf("\n", at + key.length));
+  return parseListing(line.endsWith(",") ? line.slice(0, -1) : line);
+}
+
 /** generator/api/prefix_answers.py's path and entry: the file of the short prefixes beginning with a character,
  * and a prefix's first page's name in it. */
 function prefixPath(found, prefix) {
@@ -1011,12 +1021,8 @@ async function fromPrefix(listing, values, sort, page) {
     || [...others.keys()].some((n) => !found.with.includes(n))) return null;
   const raw = await listing.fetch(prefixPath(found, word[0]));
   if (raw === null) return null;
-  const text = asText(raw);  // one answer per line: "<entry>":{...},
-  const key = `\n${JSON.stringify(prefixEntry(found, word[0], others))}:`;
-  const at = text.indexOf(key);
-  if (at < 0) return null;
-  const line = text.slice(at + key.length, text.indexOf("\n", at + key.length));
-  const short = parseListing(line.endsWith(",") ? line.slice(0, -1) : line);
+  const short = answerLine(raw, prefixEntry(found, word[0], others));
+  if (short === null) return null;
   const files = [];
   for (const body of await readAll(short.files, listing.fetch)) {
     if (body === null) return null;
@@ -1041,13 +1047,7 @@ export function fnv1a(text) {
 // a scattered page's answer (its rows and the route's meta) from its route's answer files, or null
 async function fromScattered(listing, parts, path) {
   const raw = await listing.fetch(`${listing.route.scattered}${fnv1a(path) % parts}.json`);
-  if (raw === null) return null;
-  const text = asText(raw); // one answer per line: "<page path>":{"data":[...],"meta":{...}},
-  const key = `\n${JSON.stringify(path)}:`;
-  const at = text.indexOf(key);
-  if (at < 0) return null;
-  const line = text.slice(at + key.length, text.indexOf("\n", at + key.length));
-  return parseListing(line.endsWith(",") ? line.slice(0, -1) : line);
+  return raw === null ? null : answerLine(raw, path);
 }
 
 async function fromIndex(listing, values, sort, page) {
