@@ -101,3 +101,16 @@ def test_node_finds_the_same_answers(build_10k: Build10k, scattered_pages: list[
                           input=json.dumps(urls), capture_output=True, text=True, check=True, timeout=600)
     wrong = [url for url, want, got in zip(urls, expected, json.loads(done.stdout), strict=True) if want != got]
     assert not wrong, f"{len(wrong)} of {len(urls)} differ: {wrong[:5]}"
+
+
+def test_a_value_between_rungs_is_not_answered_from_its_rung(build_10k: Build10k, scattered_pages: list[str]) -> None:
+    """A scattered page of ``minValuation`` at a rung holds the rung's rows: a value above the rung is another answer
+    (its rows are picked from the published pages, with the bytes they give)."""
+    with_answers, without = _resolver(build_10k.dist), _resolver(build_10k.dist, hide_answers=True)
+    rung = next(page for page in scattered_pages if "/minValuation=100000000/" in page and "sector=" in page)
+    path, _, query = _url(rung).replace("minValuation=100000000", "minValuation=150000000").partition("?")
+    answer, computed = with_answers.resolve(path, query), without.resolve(path, query)
+    assert answer is not None and computed is not None and answer.status == 200
+    assert answer.body == computed.body
+    assert not any("/scattered-" in p for p in answer.fetches), answer.fetches
+

@@ -185,8 +185,9 @@ def from_index(listing: Listing, values: dict[str, object], sort: str, page: int
             best = (files, names, base_sort, where)
     counts = {n: primitives.of(filters[n]).counts(held[n], filters[n], mask)
               for n in listing.faceted(values) if page == 1 and n in held}
-    if (best is None or best[0] > SCATTERED_FILES) and index.get("scattered") and len(exact) == len(values):
-        answer = _scattered(listing, index["scattered"], listing.file(exact, sort, page))
+    whole = {n: primitives.of(filters[n]).exact(filters[n], v) for n, v in values.items()}  # a published value each
+    if (best is None or best[0] > SCATTERED_FILES) and index.get("scattered") and None not in whole.values():
+        answer = _scattered(listing, index["scattered"], listing.file(whole, sort, page))  # type: ignore[arg-type]
         if answer is not None and len(answer["data"]) == len(chosen):
             return listing.page(answer["data"], total, values, sort, page, answer["meta"], counts)
     if best is None:

@@ -1125,8 +1125,9 @@ async function fromIndex(listing, values, sort, page) {
   }
   const counts = page === 1 ? new Map(listing.faceted(values).filter((n) => Object.hasOwn(index.filters, n))
     .map((n) => [n, primitive(filters[n]).counts(held[n], filters[n], mask)])) : null;
-  if ((best === null || best[0] > SCATTERED_FILES) && index.scattered && exact.size === values.size) {
-    const answer = await fromScattered(listing, index.scattered, listing.file(exact, sort, page));
+  const whole = new Map([...values].map(([n, v]) => [n, primitive(filters[n]).exact(filters[n], v)])); // published
+  if ((best === null || best[0] > SCATTERED_FILES) && index.scattered && ![...whole.values()].includes(null)) {
+    const answer = await fromScattered(listing, index.scattered, listing.file(whole, sort, page));
     if (answer !== null && answer.data.length === chosen.length) {
       return listing.page(answer.data, total, values, sort, page, answer.meta, counts);
     }
