@@ -225,3 +225,14 @@ def test_a_rebuild_serializes_only_the_profiles_that_render_and_the_same_bytes(
     for path, data in few.written.items():
         assert data == every.written[path]
         assert json.loads(data)["data"] == json.loads(by_path[path])  # its own body, not a neighbour's
+
+
+@pytest.mark.parametrize("route", DETAIL_ROUTES, ids=lambda r: r.name)
+def test_the_table_of_resources_holds_every_resource_of_the_query_once(embedded_db: tuple, route: DetailRoute) -> None:
+    """A shard's positions are counted and bounded on ``resources`` (``details._source``): its keys must be the
+    query's, one row each, or a shard would skip or repeat resources."""
+    con, info = embedded_db
+    sql, params = details._query(con, route, info)
+    queried = con.execute(f"SELECT {route.order} FROM ({sql}) ORDER BY 1", params).fetchall()
+    listed = con.execute(f"SELECT {route.order} FROM {route.resources} ORDER BY 1").fetchall()
+    assert queried == listed and len(queried) == len(set(queried)) > 0

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 import duckdb
 
-from generator.api.queries import base_meta, read_sql, sql_params
+from generator.api.queries import base_meta, staged
 from generator.api.routes import DetailRoute
 from generator.dataset import serialize
 from generator.dataset.schema import DatasetInfo
@@ -40,9 +40,8 @@ BATCH = 5_000
 rows themselves stay in DuckDB, which spills past its memory limit)."""
 
 
-def _query(route: DetailRoute, info: DatasetInfo) -> tuple[str, dict[str, object]]:
-    sql = read_sql(route.rows_sql)
-    return sql, sql_params(sql, info) | {name: value for name, value in _PARAMETERS.items() if f"${name}" in sql}
+def _query(con: duckdb.DuckDBPyConnection, route: DetailRoute, info: DatasetInfo) -> tuple[str, dict[str, object]]:
+    return staged(con, route.rows_sql, info, _PARAMETERS)
 
 
 def _source(
@@ -52,14 +51,14 @@ def _source(
     ``_n``, its position in the route's order, stored in that order; and the positions ``[low, high)`` it holds.
 
     The route's query is run for ``BATCH`` positions of its order at a time (DuckDB pushes the range into the
-    query's aggregates, so what it holds is that batch's, whatever the route's size or the shard's), after its keys
-    alone (DuckDB leaves out what they do not need) gave the ranges. A query over a whole shard of 20,000 companies
-    held about 500 MB of DuckDB's memory (its joins' hash tables built on the profiles' rows: a shard failed at
-    300k companies under a limit of 256 MB, and runs within 192 MB a batch at a time)."""
-    sql, params = _query(route, info)
+    query's aggregates, so what it holds is that batch's, whatever the route's size or the shard's), after the keys
+    of the route's table of resources (``DetailRoute.resources``) gave the ranges. A query over a whole shard of 20,000
+    companies held about 500 MB of DuckDB's memory (its joins' hash tables built on the profiles' rows: a shard failed
+    at 300k companies under a limit of 256 MB, and runs within 128 MB a batch at a time, its parts over every company
+    staged in a table first: ``queries.staged``)."""
+    sql, params = _query(con, route, info)
     order = route.order
-    (total,) = con.execute(  # of the key: a count(*) keeps more of the query (at 300k companies, past 512 MB)
-        f"SELECT count({order}) FROM (SELECT {order} FROM ({sql}))", params).fetchone()  # type: ignore[misc]
+    (total,) = con.execute(f"SELECT count({order}) FROM {route.resources}").fetchone()  # type: ignore[misc]
     low, high = shard_range(total, shard)
     source = f"{route.name}_details"
     con.execute(f"DROP TABLE IF EXISTS {source}")
@@ -67,9 +66,10 @@ def _source(
     if low >= high:
         return source, low, high
     bounds = dict(con.execute(  # the keys at each batch's first and last position
-        f"SELECT _n, {order} FROM (SELECT {order}, row_number() OVER (ORDER BY {order}) - 1 AS _n FROM ({sql})) "
-        f"WHERE _n >= {low} AND _n < {high} AND ((_n - {low}) % {BATCH} IN (0, {BATCH - 1}) OR _n = {high - 1})",
-        params).fetchall())
+        f"SELECT _n, {order} FROM (SELECT {order}, row_number() OVER (ORDER BY {order}) - 1 AS _n "
+        f"FROM {route.resources}) "
+        f"WHERE _n >= {low} AND _n < {high} AND ((_n - {low}) % {BATCH} IN (0, {BATCH - 1}) OR _n = {high - 1})"
+    ).fetchall())
     for start in range(low, high, BATCH):
         end = min(start + BATCH, high)
         con.execute(f"INSERT INTO {source} SELECT row_number() OVER (ORDER BY {order}) - 1 + {start} AS _n, * "

@@ -31,7 +31,7 @@ from generator.api.combinations import (
     walk,
 )
 from generator.api.prefix_answers import prefix_answers
-from generator.api.queries import base_meta, read_sql, sql_params
+from generator.api.queries import base_meta, staged
 from generator.api.query_index import query_index
 from generator.api.registry import ListRoute
 from generator.api.scattered import TEMP_TABLES as SCATTERED_TABLES
@@ -58,11 +58,11 @@ def materialize(con: duckdb.DuckDBPyConnection, route: ListRoute, info: DatasetI
     ``_g``, two 64-bit DuckDB hashes of the row's content); return a digest of its rows' content (``rows_digest``
     of those hashes; their order follows from it), which with the dataset's metadata and the code determines
     every page of the route."""
-    sql = read_sql(route.rows_sql)
+    sql, params = staged(con, route.rows_sql, info)
     # Two statements: the route's query into a table first (which spills), then numbered and hashed from it. In one,
     # the query's joins and aggregates and the window's buffer of every row are held at once: at 300k companies
     # `trending` then needs more than 256 MB of DuckDB's memory; in two, 256 MB is enough.
-    con.execute(f"CREATE OR REPLACE TEMP TABLE _route_rows AS SELECT * FROM ({sql}) s", sql_params(sql, info))
+    con.execute(f"CREATE OR REPLACE TEMP TABLE _route_rows AS SELECT * FROM ({sql}) s", params)
     con.execute(
         f"CREATE OR REPLACE TEMP TABLE rows AS SELECT row_number() OVER (ORDER BY {route.key}) - 1 AS _idx, "
         f"hash(s)::HUGEINT AS _h, hash(s, 1) AS _g, * FROM _route_rows s"
@@ -77,7 +77,12 @@ def rank(con: duckdb.DuckDBPyConnection, route: ListRoute) -> None:
     needs them)."""
     ranks = ", ".join(f"row_number() OVER (ORDER BY {_order_by(route, sort)}) - 1 AS _r{i}"
                       for i, sort in enumerate(route.sort_values))
-    con.execute(f"CREATE OR REPLACE TEMP TABLE rows AS SELECT *, {ranks} FROM rows")
+    # Over the sorts' columns alone, joined back by ``_idx``: windows over whole rows held more than 128 MB of
+    # DuckDB's memory at 300k companies (``trending``'s components).
+    con.execute(f"CREATE OR REPLACE TEMP TABLE _ranks AS SELECT _idx, {ranks} FROM rows")
+    con.execute("CREATE OR REPLACE TEMP TABLE rows AS SELECT r.*, k.* EXCLUDE (_idx) FROM rows AS r "
+                "JOIN _ranks AS k USING (_idx)")
+    con.execute("DROP TABLE _ranks")
 
 
 BATCH = 50_000

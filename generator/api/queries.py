@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import duckdb
+
 from generator.dataset.history import WINDOW_DAYS
 from generator.dataset.schema import DatasetInfo
 
@@ -19,6 +21,18 @@ def sql_params(sql: str, info: DatasetInfo) -> dict[str, object]:
     change events published, ``history.WINDOW_DAYS``)."""
     known = {"as_of": info.as_of, "window_days": WINDOW_DAYS}
     return {name: value for name, value in known.items() if f"${name}" in sql}
+
+
+def staged(con: duckdb.DuckDBPyConnection, name: str, info: DatasetInfo, extra: dict[str, object] | None = None
+           ) -> tuple[str, dict[str, object]]:
+    """A query file's last statement (the rows) and its parameters (``sql_params``, and those of ``extra`` it names),
+    after running the statements before it: they stage parts of the work into temporary tables, where a single
+    plan would hold every join's and window's buffers at once (more memory than its parts one by one)."""
+    *stages, last = con.extract_statements(read_sql(name))
+    known = {**sql_params(read_sql(name), info), **(extra or {})}
+    for stage in stages:
+        con.execute(stage.query, {k: v for k, v in known.items() if k in stage.named_parameters})
+    return last.query, {k: v for k, v in known.items() if k in last.named_parameters}
 
 
 def base_meta(info: DatasetInfo) -> dict[str, object]:

@@ -127,6 +127,7 @@ ROUTES: tuple[ListRoute | DetailRoute | ExportRoute | DocumentRoute, ...] = (
     DetailRoute(
         name="company", path="/api/companies", summary="Full company profile with financials, funding and analysis",
         model=responses.CompanyProfile, key_names=("id", "slug"), rows_sql="company_profiles", order="id",
+        resources="companies",
     ),
     ListRoute(
         name="ipos", path="/api/ipos", summary="IPO pipeline: pipeline, filed, upcoming, listed, withdrawn, postponed",
@@ -266,6 +267,7 @@ ROUTES: tuple[ListRoute | DetailRoute | ExportRoute | DocumentRoute, ...] = (
     DetailRoute(
         name="investor", path="/api/investors", summary="Investor profile with portfolio and rounds led",
         model=responses.InvestorProfile, key_names=("slug",), rows_sql="investor_profiles", order="id",
+        resources="investors",
     ),
     ListRoute(
         name="industries", path="/api/industries", summary="Industry-level aggregates",
@@ -277,6 +279,7 @@ ROUTES: tuple[ListRoute | DetailRoute | ExportRoute | DocumentRoute, ...] = (
     DetailRoute(
         name="industry", path="/api/industries", summary="One industry: aggregates, companies, funding by year",
         model=responses.IndustryDetail, key_names=("slug",), rows_sql="industry_details", order="slug",
+        resources="sectors",
     ),
     ExportRoute(
         name="export", path="/api/export", summary="Bulk dataset as json, csv, parquet or JSON Lines",

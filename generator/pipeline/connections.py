@@ -8,16 +8,16 @@ import threading
 
 from generator.output.staged import SCRATCH_DIR
 
-MEMORY_LIMIT = "256MB"
+MEMORY_LIMIT = "128MB"
 """DuckDB's memory limit in each process of a build (the build process, each worker, each Dask task thread): past it,
 temporary tables and the operators that can spill do so into a folder of the staging folder's scratch space
 (``duckdb_config``). Its buffer pool also caches the input tables' blocks, read from their database file
 (``database.attach``) and evicted under the limit. A listing route's rows are made in a table, then numbered
-(``listing.materialize``), its combinations counted, listed and ordered by operators that spill
-(``generator.api.combinations``); a profile shard's rows are made ``details.BATCH`` at a time (``details._source``).
-At 300k companies each route and shard runs at 256 MB (a whole build measured: BENCHMARKS.md); not lower yet: at
-160 MB a company-profile shard fails, at 192 MB it runs in 276 MiB (one process, not a whole build). Before the
-shards' rows were made a batch at a time, a company-profile shard failed at 256 MB and the limit was 512 MB."""
+(``listing.materialize``) and ranked over the sorts' columns alone (``listing.rank``), its combinations counted,
+listed and ordered by operators that spill (``generator.api.combinations``); a profile shard's rows are made
+``details.BATCH`` at a time (``details._source``); a query whose single plan would hold many joins' and windows'
+buffers at once stages its parts in tables first (``queries.staged``). At 300k companies every route and every
+shard runs at 128 MB (one process each: BENCHMARKS.md); the limit was 512 MB, then 256 MB, before these."""
 
 
 ALLOCATOR = {"allocator_flush_threshold": "16MB", "allocator_bulk_deallocation_flush_threshold": "16MB"}

@@ -33,11 +33,11 @@ SELECT
     e.estimated,
     e.ipo_id,
     i.status AS ipo_status,
-    (SELECT ref FROM company_refs AS cr WHERE cr.id = c.id) AS company,
+    c.ref AS company,
     i.exchange,
     i.ticker,
     e.description
 FROM events AS e
 JOIN ipos AS i ON i.id = e.ipo_id
-JOIN companies AS c ON c.id = i.company_id
+JOIN company_refs AS c ON c.id = i.company_id
 WHERE e.date >= ($as_of::DATE - INTERVAL 24 MONTH)

@@ -1,5 +1,26 @@
 -- One row per company: its whole profile (CompanyProfile), its parts as structs and lists in their models' field
 -- order. $methodology is the analysis group's constant methodology; $as_of is the dataset's as-of date.
+-- The sector statistics (windows over every company) first, into a table: in the profiles' plan, with its joins, they
+-- held more than 128 MB of DuckDB's memory at 300k companies, for a batch of any size (details._source).
+CREATE OR REPLACE TEMP TABLE company_sector_stats AS
+WITH valued AS (
+    SELECT c.id, c.sector, v.current_valuation_usd AS valuation_usd
+    FROM companies AS c JOIN company_valuation AS v ON v.company_id = c.id
+), sector_stats AS (
+    SELECT
+        id,
+        valuation_usd,
+        count(*) OVER (PARTITION BY sector) AS sector_companies,
+        CASE WHEN valuation_usd IS NOT NULL THEN
+            rank() OVER (PARTITION BY sector ORDER BY valuation_usd DESC NULLS LAST) END AS sector_rank,
+        CASE WHEN valuation_usd IS NOT NULL THEN
+            count(valuation_usd) OVER (PARTITION BY sector ORDER BY valuation_usd ASC NULLS LAST
+                                       RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
+            / count(valuation_usd) OVER (PARTITION BY sector) END AS sector_percentile
+    FROM valued
+)
+SELECT * FROM sector_stats;
+
 WITH financials AS (
     SELECT company_id, list({
         'fiscal_year': fiscal_year, 'period_end': period_end, 'revenue_usd': revenue_usd,
@@ -129,20 +150,7 @@ WITH financials AS (
         GROUP BY ALL
     ) AS pl USING (company_id, group_order, source, basis)
     GROUP BY r.company_id
-), valued AS (
-    SELECT c.id, c.sector, v.current_valuation_usd AS valuation_usd
-    FROM companies AS c JOIN company_valuation AS v ON v.company_id = c.id
-), sector_stats AS (
-    SELECT
-        id,
-        count(*) OVER (PARTITION BY sector) AS sector_companies,
-        CASE WHEN valuation_usd IS NOT NULL THEN
-            rank() OVER (PARTITION BY sector ORDER BY valuation_usd DESC NULLS LAST) END AS sector_rank,
-        CASE WHEN valuation_usd IS NOT NULL THEN
-            count(valuation_usd) OVER (PARTITION BY sector ORDER BY valuation_usd ASC NULLS LAST
-                                       RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
-            / count(valuation_usd) OVER (PARTITION BY sector) END AS sector_percentile
-    FROM valued
+
 )
 SELECT
     c.id, c.slug, c.name, c.sector, s.name AS sector_name, c.country, n.name AS country_name, c.status,
@@ -161,7 +169,7 @@ SELECT
      'last_round_date': cf.last_round_date, 'rounds': coalesce(r.rounds, []),
      'other_transactions_usd': cf.other_transactions_usd} AS funding,
     coalesce(i.ipos, []) AS ipos,
-    {'valuation_to_revenue': round(CASE WHEN rv.revenue_usd > 0 THEN vd.valuation_usd / rv.revenue_usd END, 2),
+    {'valuation_to_revenue': round(CASE WHEN rv.revenue_usd > 0 THEN st.valuation_usd / rv.revenue_usd END, 2),
      'revenue_growth': round(rv.revenue_growth, 4),
      'sector_rank': st.sector_rank::INTEGER,
      'sector_companies': st.sector_companies::INTEGER,
@@ -185,8 +193,7 @@ JOIN sectors AS s ON s.slug = c.sector
 JOIN countries AS n ON n.code = c.country
 LEFT JOIN exchanges AS e ON e.slug = c.exchange
 JOIN company_valuation AS cv ON cv.company_id = c.id
-JOIN valued AS vd ON vd.id = c.id
-JOIN sector_stats AS st ON st.id = c.id
+JOIN company_sector_stats AS st ON st.id = c.id
 LEFT JOIN financials AS f ON f.company_id = c.id
 LEFT JOIN rounds AS r ON r.company_id = c.id
 LEFT JOIN round_investor_counts AS ic ON ic.company_id = c.id

@@ -6,7 +6,7 @@ SELECT
     replace(lower(f.form), '/', '-') AS form_slug,
     f.filed_date,
     year(f.filed_date) AS year,
-    (SELECT ref FROM company_refs AS cr WHERE cr.id = c.id) AS company,
+    cr.ref AS company,
     c.cik,
     f.accession_number,
     f.description,
@@ -26,3 +26,4 @@ SELECT
     coalesce(f.filer_cik, c.cik) AS filer_cik
 FROM filings AS f
 JOIN companies AS c ON c.id = f.company_id
+LEFT JOIN company_refs AS cr ON cr.id = c.id

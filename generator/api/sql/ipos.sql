@@ -7,7 +7,7 @@ SELECT
         WHEN 'listed' THEN i.listing_date WHEN 'withdrawn' THEN i.withdrawn_date WHEN 'postponed' THEN i.postponed_date
     END AS status_date,
     year(status_date) AS year,
-    (SELECT ref FROM company_refs AS cr WHERE cr.id = c.id) AS company,
+    c.ref AS company,
     i.ticker,
     i.exchange,
     e.name AS exchange_name,
@@ -30,5 +30,5 @@ SELECT
     i.postponed_date,
     i.basis
 FROM ipos AS i
-JOIN companies AS c ON c.id = i.company_id
+JOIN company_refs AS c ON c.id = i.company_id
 LEFT JOIN exchanges AS e ON e.slug = i.exchange

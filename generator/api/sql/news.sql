@@ -16,6 +16,6 @@ SELECT
         WHEN n.origin = 'compiled' THEN {'table': 'companies', 'id': n.company_id}
     END AS compiled_from,
     coalesce(n.tags, []) AS tags,
-    (SELECT ref FROM company_refs AS cr WHERE cr.id = c.id) AS company
+    c.ref AS company
 FROM news AS n
-JOIN companies AS c ON c.id = n.company_id
+JOIN company_refs AS c ON c.id = n.company_id

@@ -3,7 +3,7 @@ SELECT
     o.id,
     o.kind,
     o.status,
-    (SELECT ref FROM company_refs AS cr WHERE cr.id = c.id) AS company,
+    c.ref AS company,
     o.announced_date,
     year(o.announced_date) AS year,
     o.close_date,
@@ -16,5 +16,5 @@ SELECT
     o.basis,
     o.currency_converted_from
 FROM offerings AS o
-JOIN companies AS c ON c.id = o.company_id
+JOIN company_refs AS c ON c.id = o.company_id
 LEFT JOIN investors AS i ON i.id = o.lead_investor_id

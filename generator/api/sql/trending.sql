@@ -6,6 +6,9 @@
 --   on or before each end point are used, so no figure looks ahead.
 --   ipo-ready: private companies with a current valuation, scored 0-100 from five listed components; an unknown
 --   input scores 0 points and says so (known = false).
+-- In two statements: the entries into a table first, then their companies' references joined (in one plan the joins of
+-- the inputs, the windows and the last join held more than 192 MB of DuckDB's memory at 300k companies).
+CREATE OR REPLACE TEMP TABLE trending_entries AS
 WITH bounds AS (
     SELECT max(month) AS window_end, (max(month) - INTERVAL 5 MONTH)::DATE AS window_start
     FROM secondary_prices WHERE month <= $as_of::DATE
@@ -75,6 +78,9 @@ WITH bounds AS (
          'known': true}
     ] AS components
     FROM inputs
+), ready AS (  -- ranked on (score, id) alone, the components joined after: a window over the rows with their
+    SELECT id, score, row_number() OVER (ORDER BY score DESC, id) AS rank  -- components held more than 128 MB
+    FROM (SELECT id, round(list_sum(list_transform(components, lambda c: c.points)), 2) AS score FROM scored)
 ), entries AS (
     SELECT 'gainers' AS kind, row_number() OVER (ORDER BY change DESC, company_id) AS rank, company_id,
            window_start, window_end, start_valuation_usd, end_valuation_usd, change, NULL::DOUBLE AS score,
@@ -85,14 +91,16 @@ WITH bounds AS (
            window_start, window_end, start_valuation_usd, end_valuation_usd, change, NULL, []
     FROM movers WHERE change < 0
     UNION ALL
-    SELECT 'ipo-ready', row_number() OVER (ORDER BY score DESC, id), id, NULL, NULL, NULL, NULL, NULL, score, components
-    FROM (SELECT id, components, round(list_sum(list_transform(components, lambda c: c.points)), 2) AS score FROM scored)
+    SELECT 'ipo-ready', r.rank, r.id, NULL, NULL, NULL, NULL, NULL, r.score, s.components
+    FROM ready AS r JOIN scored AS s ON s.id = r.id
 )
+SELECT * FROM entries;
+
 SELECT
     e.kind || ':' || lpad(e.rank::VARCHAR, 8, '0') AS entry_key,
     e.kind,
     e.rank::INTEGER AS rank,
-    (SELECT ref FROM company_refs AS cr WHERE cr.id = c.id) AS company,
+    c.ref AS company,
     strftime(e.window_start, '%Y-%m') AS window_start,
     strftime(e.window_end, '%Y-%m') AS window_end,
     e.start_valuation_usd,
@@ -100,5 +108,5 @@ SELECT
     e.change,
     e.score,
     e.components
-FROM entries AS e
-JOIN companies AS c ON c.id = e.company_id
+FROM trending_entries AS e
+JOIN company_refs AS c ON c.id = e.company_id

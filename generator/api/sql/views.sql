@@ -118,6 +118,16 @@ LEFT JOIN company_also_known_as AS ak ON ak.company_id = c.id;
 -- The investors listing's rows (investors.sql), which each profile extends (investor_profiles.sql):
 -- One row per investor with portfolio, round and lead counts.
 CREATE VIEW investor_rows AS
+WITH portfolio AS (  -- counted by investor alone, not grouped by every column of the investor: fits 128 MB at 300k
+    SELECT investor_id, count(company_id) AS portfolio_count
+    FROM (SELECT DISTINCT ri.investor_id, r.company_id
+          FROM round_investors AS ri JOIN funding_rounds AS r ON r.id = ri.round_id)
+    GROUP BY investor_id
+), rounds AS (
+    SELECT investor_id, count(round_id) AS rounds_count, count(round_id) FILTER (WHERE is_lead) AS lead_count
+    FROM round_investors
+    GROUP BY investor_id
+)
 SELECT
     i.id,
     i.slug,
@@ -127,15 +137,14 @@ SELECT
     n.name AS country_name,
     i.founded_year,
     i.website,
-    count(DISTINCT r.company_id)::INTEGER AS portfolio_count,
-    count(ri.round_id)::INTEGER AS rounds_count,
-    count(ri.round_id) FILTER (WHERE ri.is_lead)::INTEGER AS lead_count,
+    coalesce(p.portfolio_count, 0)::INTEGER AS portfolio_count,
+    coalesce(c.rounds_count, 0)::INTEGER AS rounds_count,
+    coalesce(c.lead_count, 0)::INTEGER AS lead_count,
     '/api/investors/' || i.slug || '.json' AS url
 FROM investors AS i
 JOIN countries AS n ON n.code = i.country
-LEFT JOIN round_investors AS ri ON ri.investor_id = i.id
-LEFT JOIN funding_rounds AS r ON r.id = ri.round_id
-GROUP BY ALL;
+LEFT JOIN portfolio AS p ON p.investor_id = i.id
+LEFT JOIN rounds AS c ON c.investor_id = i.id;
 
 -- The industries listing's rows (industries.sql), which each profile extends (industry_details.sql):
 -- One row per sector: company counts, valuation and funding aggregates, IPO counts, top companies.
