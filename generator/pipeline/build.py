@@ -18,7 +18,7 @@ import duckdb
 import jinja2
 import pydantic
 
-from generator.api import exports, openapi, problems, queries
+from generator.api import openapi, problems, queries
 from generator.api.registry import DETAIL_ROUTES, DOCUMENT_ROUTES, EXPORT_ROUTE, LIST_ROUTES, example_urls
 from generator.dataset import database, load, serialize
 from generator.dataset.load import DATASET_INFO_FILE
@@ -253,16 +253,15 @@ def _build(
             stage.done("validate")  # everything is checked before the first byte is written
             writer.ready({route.path for route in (*LIST_ROUTES, *DETAIL_ROUTES, EXPORT_ROUTE)})
             todo = work.tasks(companies)
-            with fanout.Listings(con, info, writer, pool.executor, progress, parquet, todo, task_failed) as listings:
+            with fanout.Listings(con, info, writer, pool.executor, progress, parquet, todo, task_failed,
+                                 sources) as listings:
                 if checked:  # this process's tables: the workers' database file, read-only too
                     database.attach(con, listings.tables)  # type: ignore[arg-type]
                 con.execute(queries.read_sql("views"))
                 stage.done("load")
-                if pool.executor is not None:  # the workers render listings and profiles meanwhile
-                    progress(f"listings and profiles: {len(todo)} tasks on "
+                if pool.executor is not None:  # the workers render the exports, listings and profiles meanwhile;
+                    progress(f"exports, listings and profiles: {len(todo)} tasks on "  # this process waits, small
                              + (f"{workers} worker processes" if pool.local else f"Dask at {config.scheduler}"))
-                    _write_exports(con, info, writer, sources, progress)
-                    stage.done("exports")
                     openapi.prepare(info)  # and what the documents and the commit need, while waiting
                     templates.load(landing.TEMPLATE)
                     writer.read_listing()
@@ -270,9 +269,6 @@ def _build(
                 results = listings.results()
                 pool.close()
                 stage.done("listings")
-            if pool.executor is None:
-                _write_exports(con, info, writer, sources, progress)
-                stage.done("exports")
             progress("docs: openapi, landing page, errors")
             domains = {name: result.domains for name, result in results.items()}
             _write_documents(writer, info, domains, listings.examples, charts.figures(con, info))
@@ -338,14 +334,6 @@ def _validate(
     info, parquet = checked or validate_into(con, config.data_dir, reuse, writer.scratch)
     writer.unit_keys.update((reload.SOURCE_UNIT + name, key) for name, key in sources.items())
     return info, parquet, sources, checked is not None
-
-
-def _write_exports(
-    con: duckdb.DuckDBPyConnection, info: DatasetInfo, writer: OutputWriter, sources: dict[str, str],
-    progress: Progress,
-) -> None:
-    progress("exports: json, csv, parquet, jsonl")
-    exports.write_exports(con, info, writer.scratch, writer, sources)
 
 
 def _write_documents(

@@ -31,13 +31,13 @@ from dataclasses import dataclass, field
 
 import duckdb
 
-from generator.api import details, listing, queries
-from generator.api.registry import DETAIL_ROUTES, LIST_ROUTES, ListRoute
+from generator.api import details, exports, listing, queries
+from generator.api.registry import DETAIL_ROUTES, EXPORT_ROUTE, LIST_ROUTES, ListRoute
 from generator.api.routes import DetailRoute
 from generator.dataset import database
 from generator.dataset.schema import TABLES, DatasetInfo
 from generator.output.manifest import Previous, read_previous, unit_key
-from generator.output.staged import LISTING_UNIT, StagedFiles, WriteStats
+from generator.output.staged import LISTING_UNIT, SCRATCH_DIR, StagedFiles, WriteStats
 from generator.output.writer import OutputWriter
 from generator.pipeline.connections import MEMORY_LIMIT, duckdb_config, spill_folder
 from generator.pipeline.failures import TaskError
@@ -104,6 +104,8 @@ class Place:
     previous: str | None
     code: str | None
     recycled: bool
+    sources: dict[str, str] = field(default_factory=dict)
+    """Each table's source key (``reload.source_keys``): the exports' units are keyed by them."""
 
 
 _manifests: dict[tuple[str | None, str | None], Previous | None] = {}
@@ -191,10 +193,26 @@ def close_connections() -> None:
         _idle.wait_for(lambda: not _running)
 
 
+def render_exports(
+    con: duckdb.DuckDBPyConnection, info: DatasetInfo, place: Place, digests: Previous | None,
+) -> RouteResult:
+    """Write the exports (``exports.write_exports``: every table in every format, the archives, the manifest)
+    through their own ``StagedFiles``, their temporary files in the staging folder's scratch space."""
+    files = StagedFiles(place.staging, place.previous, digests, place.recycled)
+    scratch = os.path.join(place.staging, SCRATCH_DIR)
+    os.makedirs(scratch, exist_ok=True)
+    exports.write_exports(con, info, lambda name: os.path.join(scratch, os.path.basename(name)), files,
+                          place.sources)
+    files.detach()
+    return RouteResult(EXPORT_ROUTE.name, files=files)
+
+
 def render_task(
     con: duckdb.DuckDBPyConnection, task: Task, info: DatasetInfo, place: Place, digests: Previous | None,
 ) -> RouteResult:
     name, number, count = task
+    if name == EXPORT_ROUTE.name:
+        return render_exports(con, info, place, digests)
     for detail in DETAIL_ROUTES:
         if detail.name == name:
             return render_details(con, detail, info, place.staging, place.previous, digests, place.recycled,
@@ -203,9 +221,9 @@ def render_task(
     return render_route(con, route, info, place.staging, place.previous, digests, place.recycled)
 
 
-def place_of(writer: OutputWriter) -> Place:
+def place_of(writer: OutputWriter, sources: dict[str, str] | None = None) -> Place:
     return Place(str(writer.staging), str(writer.previous) if writer.previous is not None else None, writer.code,
-                 writer.recycled)
+                 writer.recycled, dict(sources or {}))
 
 
 def start_pool(writer: OutputWriter, workers: int) -> ProcessPoolExecutor | None:
@@ -274,20 +292,21 @@ class Listings:
         self, con: duckdb.DuckDBPyConnection, info: DatasetInfo, writer: OutputWriter,
         pool: Executor | None, progress: Callable[[str], None] | None = None,
         parquet: dict[str, str] | None = None, todo: list[Task] | None = None,
-        failed: Callable[[TaskError], None] = lambda _: None,
+        failed: Callable[[TaskError], None] = lambda _: None, sources: dict[str, str] | None = None,
     ) -> None:
         """``pool``: from ``start_pool`` (or any executor whose workers see the staging folder: ``engines.py``), or
         None to render in this process; ``parquet``: the tables of ``con`` already held in parquet files (table name
         -> file), which the workers load instead of new ones; ``todo``: the tasks (``tasks``); ``failed``: called
         with the first task's failure as soon as it happens (the build process may be writing the exports), once
-        the tasks not started are cancelled; ``results()`` raises it."""
+        the tasks not started are cancelled; ``results()`` raises it; ``sources``: each table's source key (the
+        export task's units)."""
         self._con, self._info, self._writer = con, info, writer
         self._parquet = dict(parquet or {})
         self._progress = progress
         self._started = time.perf_counter()
         self._lock = threading.Lock()
         self._done: list[RouteResult] = []
-        self._place = place_of(writer)
+        self._place = place_of(writer, sources)
         self._tasks = todo if todo is not None else tasks(0)
         self._pool = pool
         self._futures: list[Future[RouteResult]] = []
