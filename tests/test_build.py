@@ -323,6 +323,29 @@ def test_a_failed_render_task_is_named_first_and_the_output_stays_whole(
     assert tree(out) == tree(tiny_build) and tree(retired) == tree(out)
 
 
+@pytest.mark.parametrize("workers", [0, 2])
+def test_a_failed_export_task_is_named_as_the_exports(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, workers: int
+) -> None:
+    """The exports are a render task (in a worker, or inline without workers): its failure names them."""
+    import duckdb
+
+    from generator.api import exports
+    from generator.pipeline import fanout
+
+    def write_exports(*_: object) -> None:
+        raise duckdb.OutOfMemoryException(OUT_OF_MEMORY)
+
+    monkeypatch.setattr(exports, "write_exports", write_exports)
+    monkeypatch.setattr(fanout, "_start_method", lambda: "fork")  # a spawned worker would not see the patch
+    out = tmp_path / "dist"
+    result = CliRunner().invoke(main, ["build", "--data", str(TINY), "--out", str(out), "--workers", str(workers)])
+    assert result.exit_code == 1, result.output
+    assert ("Error: render task /api/export (the exports: every table in every format, the archives and the "
+            f"manifest) failed: duckdb.OutOfMemoryException: {OUT_OF_MEMORY}") in result.stderr
+    assert not out.exists() or not any(out.iterdir())
+
+
 def test_a_failed_task_stops_the_other_workers(
     tmp_path: Path, tiny_build: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import BrokenExecutor
 from pathlib import Path
 
-from generator.api.registry import DETAIL_ROUTES, LIST_ROUTES
+from generator.api.registry import DETAIL_ROUTES, EXPORT_ROUTE, LIST_ROUTES
 from generator.output.staged import OutputError
 from generator.pipeline.work import Task
 
@@ -19,6 +19,8 @@ from generator.pipeline.work import Task
 def describe(task: Task) -> str:
     """The task as a user knows it: the route's path and name, and the task's unit of the route."""
     name, number, count = task
+    if name == EXPORT_ROUTE.name:
+        return f"{EXPORT_ROUTE.path} (the exports: every table in every format, the archives and the manifest)"
     for detail in DETAIL_ROUTES:
         if detail.name == name:
             keys = "|".join(detail.key_names)
