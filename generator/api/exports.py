@@ -27,7 +27,7 @@ import duckdb
 
 from generator.api.registry import EXPORT_ROUTE
 from generator.dataset import serialize
-from generator.dataset.database import duckdb_type, quoted
+from generator.dataset.database import PARQUET, duckdb_type, quoted
 from generator.dataset.schema import TABLES, DatasetInfo, Table
 from generator.output.manifest import unit_key
 from generator.output.streams import StreamedFile, Written
@@ -59,10 +59,6 @@ def _csv_select(table: Table) -> str:
 EXPORT_BATCH_ROWS = 10_000
 """Rows fetched from DuckDB and serialized at a time: a table's json and jsonl files are written a batch at a time,
 never whole in memory (10,000 news rows: about 4 MB of JSON)."""
-PARQUET_ROW_GROUP = 32_768
-"""Rows per row group of a parquet export: DuckDB's writer holds a row group before writing it, and its default
-(122,880 rows) of the companies table at 300k companies did not fit in 128 MB of DuckDB's memory (with the sort).
-A table of fewer rows is one row group, as before."""
 COPY_BLOCK = 1 << 20
 """Bytes read at a time from a table's file into a dataset archive."""
 
@@ -165,7 +161,7 @@ def _write_table(
     if written != rows:
         raise RuntimeError(f"{table.name}: {written} rows exported, {rows} counted")
     for export_format, options in (("csv", "FORMAT csv, HEADER, NEW_LINE '\r\n'"),
-                                   ("parquet", f"FORMAT parquet, ROW_GROUP_SIZE {PARQUET_ROW_GROUP}")):
+                                   ("parquet", PARQUET)):
         made = scratch(f"{table.name}.{export_format}")
         select = _csv_select(table) if export_format == "csv" else (
             f"SELECT * FROM {table.name} ORDER BY {_order(table)}")

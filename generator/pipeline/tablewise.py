@@ -42,21 +42,13 @@ class TableCheck:
 
 
 _DATABASE: list[duckdb.DuckDBPyConnection] = []
-CHECK_MEMORY_LIMIT = "256MB"
-"""DuckDB's memory limit while checking tables (a worker's staged rows, the build process's references): past it
-the staged rows and the operators (sort, aggregate, join) spill, so a worker's memory does not grow with its table
-(``connections.MEMORY_LIMIT`` is for the render stage's queries)."""
-
-
-def _config(spill: str, threads: int | None = None) -> dict[str, object]:
-    return {**connections.duckdb_config(spill, threads), "memory_limit": CHECK_MEMORY_LIMIT}
 
 
 def _database(spill: str) -> duckdb.DuckDBPyConnection:
     """This process's database to load tables into, one at a time: opening a DuckDB database costs 35 ms of CPU,
-    a table 1 ms. It spills into ``spill`` past ``CHECK_MEMORY_LIMIT`` (the folder of its first build)."""
+    a table 1 ms. It spills into ``spill`` past the memory limit (the folder of its first build)."""
     if not _DATABASE:
-        _DATABASE.append(duckdb.connect(":memory:", config=_config(spill, 1)))
+        _DATABASE.append(duckdb.connect(":memory:", config=connections.duckdb_config(spill, 1)))
     return _DATABASE[0]
 
 
@@ -112,7 +104,7 @@ def validate(
 def _references_hold(files: dict[str, str | None], spill: str) -> bool:
     """Every foreign key of every table's parquet file points at a row of its target's (in a DuckDB database of
     its own, which reads only the columns concerned)."""
-    con = duckdb.connect(":memory:", config=_config(spill))
+    con = duckdb.connect(":memory:", config=connections.duckdb_config(spill))
     try:
         for table in TABLES:
             for fk in table.foreign_keys:
