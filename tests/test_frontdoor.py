@@ -14,7 +14,7 @@ import duckdb
 import pytest
 
 from generator.api.listing import _order_by
-from generator.api.queries import read_sql, sql_params
+from generator.api.queries import staged
 from generator.api.registry import FACET_LIMIT, LIST_ROUTES, ListRoute
 from generator.frontdoor.client import Client
 from generator.frontdoor.common import query_words
@@ -42,8 +42,8 @@ def _where(con: duckdb.DuckDBPyConnection, info: object, url: str) -> tuple[List
     held = con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'oracle' AND temporary").fetchone()[0]
     if _MATERIALIZED.get(id(con)) != route.name or not held:  # the route's rows, once per run of one route's queries
         # (an id is an address: a closed connection's may be a new one's, which holds no table yet)
-        sql = read_sql(route.rows_sql)
-        con.execute(f"CREATE OR REPLACE TEMP TABLE oracle AS SELECT * FROM ({sql})", sql_params(sql, info))
+        sql, sql_values = staged(con, route.rows_sql, info)  # a route's file may stage parts in tables first
+        con.execute(f"CREATE OR REPLACE TEMP TABLE oracle AS SELECT * FROM ({sql})", sql_values)
         _MATERIALIZED[id(con)] = route.name
     where: list[str] = []
     values: list[object] = []

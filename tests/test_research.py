@@ -25,8 +25,8 @@ def _rows(data: Path, name: str) -> list[dict]:
     con = duckdb.connect()
     info = load(data, con)
     con.execute(queries.read_sql("views"))
-    sql = queries.read_sql(name)
-    result = con.execute(sql, {"as_of": info.as_of} if "$as_of" in sql else {})
+    sql, values = queries.staged(con, name, info)
+    result = con.execute(sql, values)
     names = [d[0] for d in result.description]
     return [dict(zip(names, values, strict=True)) for values in result.fetchall()]
 
