@@ -61,3 +61,8 @@ def test_inverted_gives_each_codes_rows_in_order() -> None:
     assert list(codes.inverted(5)) == [[3], [3], [0, 3], [0], [4]]
     assert codes.inverted(5).part(2).tolist() == [0, 3]
     assert list(Lists.inverted(coded(iter([]), True)["codes"], 2)) == [[], []]
+
+
+def test_of_gives_the_codes_of_some_rows() -> None:
+    assert list(coded(iter(MULTI), True)["codes"].of([3, 1, 0])) == [0, 1, 2, 2, 3]
+    assert list(coded(iter(SINGLE), False)["codes"].of([5, 1, 4])) == [3, 1]

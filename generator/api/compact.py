@@ -37,6 +37,10 @@ class Codes(Sequence[int | None]):
         found = self.plus_one[i]
         return found - 1 if found else None
 
+    def of(self, rows: Iterable[int]) -> Iterator[int]:
+        """The code of each of these rows that has one."""
+        return (c - 1 for c in map(self.plus_one.__getitem__, rows) if c)
+
     def __eq__(self, other: object) -> bool:
         if isinstance(other, Codes):
             return self.plus_one == other.plus_one
@@ -76,6 +80,10 @@ class Lists(Sequence[list[int]]):
     def __iter__(self) -> Iterator[list[int]]:
         flat = self.flat
         return (flat[a:b].tolist() for a, b in itertools.pairwise(self.starts))
+
+    def of(self, rows: Iterable[int]) -> Iterator[int]:
+        """Each code of each of these rows."""
+        return itertools.chain.from_iterable(map(self.part, rows))
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, Lists):

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import array
 import bisect
+import collections
 import itertools
 from collections.abc import Iterator, Sequence
 from typing import Any
@@ -96,6 +97,7 @@ class _Route:
         self.held: dict[str, Any] = {n: entries[e] if isinstance(e, str) else e for n, e in entries.items()}
         self.postings = self.held[text.name]["codes"].inverted(len(self.held[text.name]["values"]))
         self._ranks: dict[tuple[str | None, str, str], Sequence[int]] = {}
+        self._having: dict[tuple[tuple[str, str], ...], bytes] = {}
 
     def value(self, name: str, row: int) -> list[str]:
         entry = self.held[name]
@@ -103,14 +105,22 @@ class _Route:
         codes = code if isinstance(code, list) else [] if code is None else [code]
         return [entry["values"][c] for c in codes]
 
+    def having(self, context: dict[str, str]) -> bytes:
+        """Per row, 1 when it has each value of ``context``, else 0."""
+        key = tuple(context.items())
+        if key not in self._having:
+            self._having[key] = bytes(all(v in self.value(n, r) for n, v in context.items())
+                                      for r in range(len(self.idx)))
+        return self._having[key]
+
     def members(self, term: str | None, context: dict[str, str]) -> Sequence[int]:
         """The rows, in order, of the published combination of ``term`` (a text value, or None) and ``context``."""
         key = (term, *next(iter(context.items()), ("", "")))
         if key not in self._ranks:
             code = self.term_codes.get(term) if term is not None else None
             rows = range(len(self.idx)) if term is None else self.by_term.part(code) if code is not None else ()
-            self._ranks[key] = array.array("i", (r for r in rows if all(v in self.value(n, r)
-                                                                         for n, v in context.items())))
+            having = self.having(context)
+            self._ranks[key] = array.array("i", (r for r in rows if having[r]))
         return self._ranks[key]
 
     def file(self, term: str | None, context: dict[str, str], row: int) -> tuple[str, int]:
@@ -124,8 +134,8 @@ class _Route:
     def answer(self, prefix: str, context: dict[str, str], rows: list[bytes]) -> bytes | None:
         entry = self.held[self.text.name]
         starting = [self.postings.part(i) for i, v in enumerate(entry["values"]) if v.startswith(prefix)]
-        matches = [r for r in sorted(set().union(*starting))
-                   if all(v in self.value(n, r) for n, v in context.items())]
+        having = self.having(context)
+        matches = [r for r in sorted(set().union(*starting)) if having[r]]
         if not matches:
             return None
         chosen = matches[:self.route.per_page]
@@ -151,11 +161,8 @@ class _Route:
         for name, found in self.held.items():
             if name == self.text.name or name in context or "codes" not in found:
                 continue
-            tally: dict[str, int] = {}
-            for r in matches:
-                for v in self.value(name, r):
-                    tally[v] = tally.get(v, 0) + 1
-            counts[name] = [[v, n] for v, n in sorted(tally.items())]
+            tally = collections.Counter(found["codes"].of(matches))
+            counts[name] = [[found["values"][c], n] for c, n in sorted(tally.items())]
         return (b'{"data":[' + b",".join(rows[self.idx[r]] for r in inline) + b'],"files":'
                 + serialize.dumps(files) + b',"rows":' + serialize.dumps(places) + b',"total":'
                 + serialize.dumps(len(matches)) + b',"counts":' + serialize.dumps(counts) + b"}\n")
