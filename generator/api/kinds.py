@@ -12,8 +12,11 @@ among values, by name or code), ``number`` (a pattern, a rounding and a comparis
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Protocol
+
+from generator.api.compact import coded
 
 WORD_MAX = 40
 """Longest indexed word of a whole-word text filter (``q`` on /api/companies and /api/pre-ipos), in characters."""
@@ -48,17 +51,6 @@ class Vocabulary(Protocol):
 
     def choices(self, flt: FilterLike, values: list[str]) -> dict[str, Any]: ...
     def text(self, flt: FilterLike) -> dict[str, Any]: ...
-
-
-def _coded(found: list[Any], multi: bool) -> dict[str, Any]:
-    """Values and each row's code into them (a list of codes for a filter of several values)."""
-    if multi:
-        values = sorted({str(v) for vs in found if vs for v in vs})
-        code = {v: i for i, v in enumerate(values)}
-        return {"values": values, "codes": [sorted({code[str(v)] for v in vs}) if vs else [] for vs in found]}
-    values = sorted({str(v) for v in found if v is not None})
-    code = {v: i for i, v in enumerate(values)}
-    return {"values": values, "codes": [None if v is None else code[str(v)] for v in found]}
 
 
 def text_terms(expression: str, prefixes: tuple[int, int] | None) -> str:
@@ -131,10 +123,11 @@ class Kind:
         """Whether some value of the filter alone has no file (so the route needs a query index)."""
         return not flt.published
 
-    def index_entry(self, flt: FilterLike, found: list[Any]) -> dict[str, Any]:
-        """The filter's entry in the query index from each row's ``sql_value`` in the default order: the values and
-        each row's code into them (a list of codes for a filter of several values)."""
-        return _coded(found, flt.multi)
+    def index_entry(self, flt: FilterLike, found: Iterable[Any]) -> dict[str, Any]:
+        """The filter's entry in the query index from each row's ``sql_value`` in the default order (read once, as
+        they come): the values and each row's code into them (a list of codes for a filter of several values), in
+        arrays (``compact``)."""
+        return coded(found, flt.multi)
 
     def row_field(self, flt: FilterLike) -> str:
         """The row field (dotted into a struct) that carries the filter's value in memory."""
@@ -200,7 +193,7 @@ class Number(Kind):
     def typed(self, value: str) -> str | int:
         return int(value)
 
-    def index_entry(self, flt: FilterLike, found: list[Any]) -> dict[str, Any]:
+    def index_entry(self, flt: FilterLike, found: Iterable[Any]) -> dict[str, Any]:
         return {"numbers": [None if v is None else int(v) for v in found]}
 
     def published_values(self, values: list[str]) -> list[int] | None:
@@ -316,8 +309,8 @@ class Text(Kind):
     def needs_index(self, flt: FilterLike) -> bool:
         return flt.prefixes is not None
 
-    def index_entry(self, flt: FilterLike, found: list[Any]) -> dict[str, Any]:
-        return _coded(found, True)
+    def index_entry(self, flt: FilterLike, found: Iterable[Any]) -> dict[str, Any]:
+        return coded(found, True)
 
     def describe(self, flt: FilterLike, values: list[str], vocabulary: Vocabulary) -> dict[str, Any]:
         return {"value": "words", **vocabulary.text(flt), "word_max": WORD_MAX, "max_length": TEXT_MAX,
@@ -353,7 +346,7 @@ class Since(Kind):
     def needs_index(self, flt: FilterLike) -> bool:
         return True
 
-    def index_entry(self, flt: FilterLike, found: list[Any]) -> dict[str, Any]:
+    def index_entry(self, flt: FilterLike, found: Iterable[Any]) -> dict[str, Any]:
         return {"numbers": [None if v is None else int(v) for v in found]}
 
     def describe(self, flt: FilterLike, values: list[str], vocabulary: Vocabulary) -> dict[str, Any]:

@@ -32,7 +32,7 @@ from generator.api.combinations import (
 )
 from generator.api.prefix_answers import prefix_answers
 from generator.api.queries import base_meta, staged
-from generator.api.query_index import query_index
+from generator.api.query_index import filter_entries, query_index
 from generator.api.registry import ListRoute
 from generator.api.scattered import TEMP_TABLES as SCATTERED_TABLES
 from generator.api.scattered import answer_files, scattered
@@ -269,6 +269,22 @@ def domains_of(route: ListRoute, paths: list[str]) -> dict[str, list[str]]:
     return _domains(route, single)
 
 
+def _indexed(con: duckdb.DuckDBPyConnection, route: ListRoute, rows: Rows, meta: bytes) -> Iterator[Page]:
+    """The route's query index and the answers a resolver reads beside it (short prefixes', scattered pages'):
+    its filters' entries computed once for the index and the short prefixes."""
+    count = scattered(con, route, rows.size, meta)
+    if route.index_file is None:
+        return
+    entries = filter_entries(con, route)
+    index = query_index(con, route, entries, count)
+    if index is not None:
+        yield Page(route.index_file, index)
+        del index
+        yield from (Page(path, body) for path, body in prefix_answers(con, route, rows, entries))  # type: ignore[arg-type]
+    del entries
+    yield from (Page(path, body) for path, body in answer_files(con, route, rows, meta))
+
+
 def render(
     con: duckdb.DuckDBPyConnection, route: ListRoute, info: DatasetInfo,
     domains_out: dict[str, list[str]] | None = None, reuse: Reuse | None = None,
@@ -285,11 +301,7 @@ def render(
     try:
         rank(con, route)
         meta = serialize.members(base_meta(info))
-        index = query_index(con, route, scattered(con, route, rows.size, meta))
-        if index is not None and route.index_file is not None:
-            yield Page(route.index_file, index)
-            yield from (Page(path, body) for path, body in prefix_answers(con, route, rows))  # type: ignore[arg-type]
-            yield from (Page(path, body) for path, body in answer_files(con, route, rows, meta))
+        yield from _indexed(con, route, rows, meta)
         found = combinations(con, route, unit_key(meta))
         if domains_out is not None:
             domains_out.update(_domains(route, singles(con, route)))

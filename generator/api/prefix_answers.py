@@ -29,22 +29,21 @@ from __future__ import annotations
 
 import array
 import bisect
+import collections
 import itertools
-import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import duckdb
 
+from generator.api.compact import Lists, coded
 from generator.api.kinds import INDEX_PREFIX, text_terms
-from generator.api.query_index import filter_entries
+from generator.api.query_index import column
 from generator.api.routes import INDEX_FOLDER, Filter, ListRoute
 from generator.dataset import serialize
 
 FILES = 3
 """Published pages a short prefix's first page reads beside its own file: four reads in all."""
-BATCH = 10_000
-"""Rows' words read from DuckDB at a time."""
 
 
 def plan(route: ListRoute) -> dict[str, Any] | None:
@@ -78,31 +77,27 @@ def entry(found: dict[str, Any], prefix: str, context: dict[str, str]) -> str:
 
 
 class _Route:
-    """A route's rows as the prefixes' pages need them: numbered in the default order."""
+    """A route's rows as the prefixes' pages need them: numbered in the default order, with its filters' query
+    index ``entries``; each row's terms (``text_terms`` of the text filter) and the rows of each term and of each
+    word beginning of the index in arrays (``compact``), not a Python object per row."""
 
-    def __init__(self, con: duckdb.DuckDBPyConnection, route: ListRoute, found: dict[str, Any]) -> None:
+    def __init__(self, con: duckdb.DuckDBPyConnection, route: ListRoute, found: dict[str, Any],
+                 entries: dict[str, object]) -> None:
         default = f"_r{route.sort_values.index(route.default_sort)}"
         self.route, self.found = route, found
-        self.entries = filter_entries(con, route, default)
         text = next(f for f in route.filters if f.name == found["filter"])
         self.text = text
-        self.idx = array.array("q", (i for (i,) in con.execute(f"SELECT _idx FROM rows ORDER BY {default}").fetchall()))
-        terms = con.execute(f"SELECT {text_terms(text.column, text.prefixes)} FROM rows ORDER BY {default}")
-        # each row's words, one string object per distinct word (a few per row, repeated over every row), read a
-        # batch at a time
-        self.terms: list[tuple[str, ...]] = []
-        while batch := terms.fetchmany(BATCH):
-            self.terms += [tuple(sorted({sys.intern(w) for w in t if w is not None})) for (t,) in batch]
-        self.by_term: dict[str, list[int]] = {}
-        for row, found_terms in enumerate(self.terms):
-            for term in found_terms:
-                self.by_term.setdefault(term, []).append(row)
-        self.held = {n: self.entries[e] if isinstance(e, str) else e for n, e in self.entries.items()}
-        self.postings: dict[int, list[int]] = {}
-        for row, codes in enumerate(self.held[text.name]["codes"]):
-            for code in codes:
-                self.postings.setdefault(code, []).append(row)
-        self._ranks: dict[tuple[str | None, str, str], list[int]] = {}
+        self.idx = array.array("q", column(con, f"SELECT _idx FROM rows ORDER BY {default}"))
+        terms = coded(([w for w in t if w is not None] for t in column(
+            con, f"SELECT {text_terms(text.column, text.prefixes)} FROM rows ORDER BY {default}")), True)
+        self.term_values: list[str] = terms["values"]
+        self.term_codes = {t: i for i, t in enumerate(self.term_values)}
+        self.terms: Lists = terms["codes"]
+        self.by_term = self.terms.inverted(len(self.term_values))
+        self.held: dict[str, Any] = {n: entries[e] if isinstance(e, str) else e for n, e in entries.items()}
+        self.postings = self.held[text.name]["codes"].inverted(len(self.held[text.name]["values"]))
+        self._ranks: dict[tuple[str | None, str, str], Sequence[int]] = {}
+        self._having: dict[tuple[tuple[str, str], ...], bytes] = {}
 
     def value(self, name: str, row: int) -> list[str]:
         entry = self.held[name]
@@ -110,12 +105,22 @@ class _Route:
         codes = code if isinstance(code, list) else [] if code is None else [code]
         return [entry["values"][c] for c in codes]
 
-    def members(self, term: str | None, context: dict[str, str]) -> list[int]:
+    def having(self, context: dict[str, str]) -> bytes:
+        """Per row, 1 when it has each value of ``context``, else 0."""
+        key = tuple(context.items())
+        if key not in self._having:
+            self._having[key] = bytes(all(v in self.value(n, r) for n, v in context.items())
+                                      for r in range(len(self.idx)))
+        return self._having[key]
+
+    def members(self, term: str | None, context: dict[str, str]) -> Sequence[int]:
         """The rows, in order, of the published combination of ``term`` (a text value, or None) and ``context``."""
         key = (term, *next(iter(context.items()), ("", "")))
         if key not in self._ranks:
-            rows = self.by_term.get(term, []) if term is not None else range(len(self.idx))
-            self._ranks[key] = [r for r in rows if all(v in self.value(n, r) for n, v in context.items())]  # type: ignore[misc]
+            code = self.term_codes.get(term) if term is not None else None
+            rows = range(len(self.idx)) if term is None else self.by_term.part(code) if code is not None else ()
+            having = self.having(context)
+            self._ranks[key] = array.array("i", (r for r in rows if having[r]))
         return self._ranks[key]
 
     def file(self, term: str | None, context: dict[str, str], row: int) -> tuple[str, int]:
@@ -128,14 +133,16 @@ class _Route:
 
     def answer(self, prefix: str, context: dict[str, str], rows: list[bytes]) -> bytes | None:
         entry = self.held[self.text.name]
-        starting = [self.postings.get(i, []) for i, v in enumerate(entry["values"]) if v.startswith(prefix)]
-        matches = [r for r in sorted(set().union(*starting))
-                   if all(v in self.value(n, r) for n, v in context.items())]
+        starting = [self.postings.part(i) for i, v in enumerate(entry["values"]) if v.startswith(prefix)]
+        having = self.having(context)
+        matches = [r for r in sorted(set().union(*starting)) if having[r]]
         if not matches:
             return None
         chosen = matches[:self.route.per_page]
         every = not context and bool(self.route.default_filters)  # the unfiltered folder is not every row then
-        held_by = {r: [self.file(t, context, r) for t in [None, *(t for t in self.terms[r] if t.startswith(prefix))]
+        words = self.term_values
+        held_by = {r: [self.file(t, context, r) for t in [None, *(words[c] for c in self.terms.part(r)
+                                                                  if words[c].startswith(prefix))]
                        if self.route.combines({*context, *([self.text.name] if t else [])}) and (t or not every)]
                    for r in chosen}
         files: list[str] = []
@@ -154,24 +161,22 @@ class _Route:
         for name, found in self.held.items():
             if name == self.text.name or name in context or "codes" not in found:
                 continue
-            tally: dict[str, int] = {}
-            for r in matches:
-                for v in self.value(name, r):
-                    tally[v] = tally.get(v, 0) + 1
-            counts[name] = [[v, n] for v, n in sorted(tally.items())]
+            tally = collections.Counter(found["codes"].of(matches))
+            counts[name] = [[found["values"][c], n] for c, n in sorted(tally.items())]
         return (b'{"data":[' + b",".join(rows[self.idx[r]] for r in inline) + b'],"files":'
                 + serialize.dumps(files) + b',"rows":' + serialize.dumps(places) + b',"total":'
                 + serialize.dumps(len(matches)) + b',"counts":' + serialize.dumps(counts) + b"}\n")
 
 
-def prefix_answers(con: duckdb.DuckDBPyConnection, route: ListRoute, rows: list[bytes]) -> Iterator[tuple[str, bytes]]:
+def prefix_answers(con: duckdb.DuckDBPyConnection, route: ListRoute, rows: list[bytes],
+                   entries: dict[str, object]) -> Iterator[tuple[str, bytes]]:
     """The files of the short prefixes' first pages, one per first character (``rows``: the route's rows
-    serialized, in ``_idx`` order): every prefix some row's word begins with, alone and with each value of each
-    filter of ``plan``'s ``with``."""
+    serialized, in ``_idx`` order; ``entries``: its query index's, ``query_index.filter_entries``): every prefix
+    some row's word begins with, alone and with each value of each filter of ``plan``'s ``with``."""
     found = plan(route)
     if found is None:
         return
-    made = _Route(con, route, found)
+    made = _Route(con, route, found, entries)
     beginnings = made.held[found["filter"]]["values"]
     prefixes = sorted({v[:n] for v in beginnings for n in range(1, found["below"]) if len(v) >= n})
     contexts: list[dict[str, str]] = [{}, *({n: v} for n in found["with"] for v in made.held[n]["values"])]

@@ -32,22 +32,34 @@ import array
 import json
 import struct
 import sys
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import duckdb
 
+from generator.api.compact import Codes, Lists
 from generator.api.registry import Filter, ListRoute
+
+BATCH = 10_000
+"""Rows read from DuckDB at a time."""
+
+
+def column(con: duckdb.DuckDBPyConnection, query: str) -> Iterator[Any]:
+    """Each row's value of a one-column query, read a batch at a time."""
+    found = con.execute(query)
+    while batch := found.fetchmany(BATCH):
+        yield from (value for (value,) in batch)
 
 
 def _filter(con: duckdb.DuckDBPyConnection, flt: Filter, order: str) -> dict[str, object]:
-    query = f"SELECT {flt.kind.sql_value(flt)} FROM rows ORDER BY {order}"
-    found = [value for (value,) in con.execute(query).fetchall()]
-    return flt.kind.index_entry(flt, found)
+    return flt.kind.index_entry(flt, column(con, f"SELECT {flt.kind.sql_value(flt)} FROM rows ORDER BY {order}"))
 
 
-def filter_entries(con: duckdb.DuckDBPyConnection, route: ListRoute, order: str) -> dict[str, object]:
-    """Each indexed filter's entry; a filter whose entry is an earlier one's (a lower and an upper bound on one
-    column) gets that filter's name instead."""
+def filter_entries(con: duckdb.DuckDBPyConnection, route: ListRoute) -> dict[str, object]:
+    """Each indexed filter's entry, its rows in the route's default order (temp table ``rows`` ranked, see
+    ``listing.rank``); a filter whose entry is an earlier one's (a lower and an upper bound on one column) gets
+    that filter's name instead."""
+    order = f"_r{route.sort_values.index(route.default_sort)}"
     out: dict[str, object] = {}
     for flt in route.indexed_filters:
         entry = _filter(con, flt, order)
@@ -55,21 +67,23 @@ def filter_entries(con: duckdb.DuckDBPyConnection, route: ListRoute, order: str)
     return out
 
 
-def query_index(con: duckdb.DuckDBPyConnection, route: ListRoute, scattered: int = 0) -> bytes | None:
-    """The route's index from its ranked rows (temp table ``rows`` with ``_r<i>``, see ``listing.rank``), or None
-    when the route has none; ``scattered``: how many files hold its scattered pages' answers (``api.scattered``)."""
+def query_index(con: duckdb.DuckDBPyConnection, route: ListRoute, entries: dict[str, object],
+                scattered: int = 0) -> bytes | None:
+    """The route's index from its ranked rows (temp table ``rows`` with ``_r<i>``, see ``listing.rank``) and its
+    filters' ``entries`` (``filter_entries``), or None when the route has none; ``scattered``: how many files hold
+    its scattered pages' answers (``api.scattered``)."""
     if route.index_file is None:
         return None
     ranks = {sort: f"_r{i}" for i, sort in enumerate(route.sort_values)}
     default = ranks[route.default_sort]
     orders = {
-        sort: [n for (n,) in con.execute(f"SELECT {default} FROM rows ORDER BY {rank}").fetchall()]
+        sort: array.array("q", column(con, f"SELECT {default} FROM rows ORDER BY {rank}"))
         for sort, rank in ranks.items() if sort != route.default_sort
     }
     (rows,) = con.execute("SELECT count(*) FROM rows").fetchone() or (0,)
     return encode({
         "route": route.path, "rows": rows, "per_page": route.per_page, "order": route.default_sort,
-        "filters": filter_entries(con, route, default),
+        "filters": entries,
         "orders": orders, "scattered": scattered,
     })
 
@@ -88,7 +102,7 @@ class _Arrays:
     def __init__(self) -> None:
         self.body = bytearray()
 
-    def add(self, values: list[int] | list[float], width: int | None = None) -> list[int]:
+    def add(self, values: Sequence[int] | Sequence[float], width: int | None = None) -> list[int]:
         width = width or _width(max(values, default=0))
         found = array.array(TYPECODES[width], values)
         if sys.byteorder == "big":
@@ -108,6 +122,10 @@ def _entry(entry: dict[str, Any] | str, arrays: _Arrays) -> dict[str, Any] | str
         return {"table": arrays.add([float(n) for n in table], 8),
                 "codes": arrays.add([0 if n is None else code[n] for n in entry["numbers"]])}
     codes = entry["codes"]
+    if isinstance(codes, Lists) and len(codes):
+        return {"values": entry["values"], "starts": arrays.add(codes.starts), "lists": arrays.add(codes.flat)}
+    if isinstance(codes, Codes):
+        return {"values": entry["values"], "codes": arrays.add(codes.plus_one)}
     if any(isinstance(c, list) for c in codes):
         starts = [0]
         for found in codes:
