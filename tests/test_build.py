@@ -379,3 +379,14 @@ def test_a_failed_task_stops_the_other_workers(
     assert started.exists() and not finished.exists()
     assert messages.index(f"! {failure.value}") < next(i for i, m in enumerate(messages) if "staging" in m)
     assert inodes(out) == before and not (tmp_path / ".dist.staging").exists()
+
+
+def test_a_results_filter_values_come_back_as_they_were_packed() -> None:
+    """A finished task hands its filter values back packed (one string per filter): unpacked, they are the lists."""
+    from generator.pipeline.fanout import RouteResult
+
+    values = {"company": ["acme", "beta-co", "zeta"], "tag": [], "blank": [""], "sector": ["fintech"]}
+    result = RouteResult("news", domains={name: list(found) for name, found in values.items()})
+    result.pack()
+    assert result.domains == {} and result.values() == values
+    assert all(isinstance(text, str) for _, text in result.packed.values())

@@ -270,7 +270,7 @@ def _build(
                 pool.close()
                 stage.done("listings")
             progress("docs: openapi, landing page, errors")
-            domains = {name: result.domains for name, result in results.items()}
+            domains = {name: result.values() for name, result in results.items()}
             _write_documents(writer, info, domains, listings.examples, charts.figures(con, info))
             publish.write_events(con, info, writer, config.site_url)  # events.jsonl, feeds (generator.events)
             snapshot = json.loads(writer.read(EXPORT_ROUTE.index_path()))["data"]["snapshot"]
