@@ -17,12 +17,35 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 
-class Codes(Sequence[int | None]):
+class _Arrays(Sequence[Any]):
+    """Rows held in arrays (``arrays()``), equal to another of its kind with equal arrays, or to any sequence of the
+    same rows (the plain lists it stands for)."""
+
+    def arrays(self) -> tuple[array.array[int], ...]:
+        raise NotImplementedError
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is type(self):
+            return self.arrays() == other.arrays()  # type: ignore[attr-defined]
+        if isinstance(other, Sequence) and not isinstance(other, str | bytes):
+            return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({list(self)!r})"
+
+
+class Codes(_Arrays):
     """A row's code into the values, or None, for each row: ``plus_one`` holds the code plus one (0: none), as
     the query index writes it."""
 
     def __init__(self, plus_one: array.array[int]) -> None:
         self.plus_one = plus_one
+
+    def arrays(self) -> tuple[array.array[int], ...]:
+        return (self.plus_one,)
 
     def __len__(self) -> int:
         return len(self.plus_one)
@@ -41,25 +64,17 @@ class Codes(Sequence[int | None]):
         """The code of each of these rows that has one."""
         return (c - 1 for c in map(self.plus_one.__getitem__, rows) if c)
 
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, Codes):
-            return self.plus_one == other.plus_one
-        if isinstance(other, Sequence) and not isinstance(other, str | bytes):
-            return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
-        return NotImplemented
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __repr__(self) -> str:
-        return f"Codes({list(self)!r})"
 
 
-class Lists(Sequence[list[int]]):
+class Lists(_Arrays):
     """A list of codes for each row: row ``i``'s are ``flat[starts[i]:starts[i + 1]]`` (as the query index writes
     them); ``lists[i]`` gives them as a list, ``part(i)`` as an array."""
 
     def __init__(self, starts: array.array[int], flat: array.array[int]) -> None:
         self.starts, self.flat = starts, flat
+
+    def arrays(self) -> tuple[array.array[int], ...]:
+        return (self.starts, self.flat)
 
     def __len__(self) -> int:
         return len(self.starts) - 1
@@ -85,17 +100,6 @@ class Lists(Sequence[list[int]]):
         """Each code of each of these rows."""
         return itertools.chain.from_iterable(map(self.part, rows))
 
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, Lists):
-            return self.starts == other.starts and self.flat == other.flat
-        if isinstance(other, Sequence) and not isinstance(other, str | bytes):
-            return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
-        return NotImplemented
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __repr__(self) -> str:
-        return f"Lists({list(self)!r})"
 
     def inverted(self, count: int) -> Lists:
         """For each code below ``count``, the rows whose list holds it, in order (a posting list per code)."""

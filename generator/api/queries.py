@@ -28,8 +28,9 @@ def staged(con: duckdb.DuckDBPyConnection, name: str, info: DatasetInfo, extra: 
     """A query file's last statement (the rows) and its parameters (``sql_params``, and those of ``extra`` it names),
     after running the statements before it: they stage parts of the work into temporary tables, where a single
     plan would hold every join's and window's buffers at once (more memory than its parts one by one)."""
-    *stages, last = con.extract_statements(read_sql(name))
-    known = {**sql_params(read_sql(name), info), **(extra or {})}
+    text = read_sql(name)
+    *stages, last = con.extract_statements(text)
+    known = {**sql_params(text, info), **(extra or {})}
     for stage in stages:
         con.execute(stage.query, {k: v for k, v in known.items() if k in stage.named_parameters})
     return last.query, {k: v for k, v in known.items() if k in last.named_parameters}

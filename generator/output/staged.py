@@ -293,6 +293,12 @@ class StagedFiles:
             file_units[path] = unit
             count(kind, path, entry[1])
 
+    def scratch(self, name: str) -> str:
+        """A temporary file path inside the staging folder (removed before the swap)."""
+        folder = os.path.join(self._staging, SCRATCH_DIR)
+        os.makedirs(folder, exist_ok=True)
+        return os.path.join(folder, os.path.basename(name))
+
     def read(self, path: str) -> bytes:
         """The bytes of a file already in the staging folder (written or carried over)."""
         with open(os.path.join(self._staging, self.relative(path)), "rb") as handle:

@@ -259,12 +259,6 @@ class OutputWriter(StagedFiles):
         for folder in sorted(folders):
             self._mkdir(self._new_prefix + self.relative(folder))
 
-    def scratch(self, name: str) -> str:
-        """A temporary file path inside the staging folder (removed before the swap)."""
-        folder = os.path.join(self._staging, SCRATCH_DIR)
-        os.makedirs(folder, exist_ok=True)
-        return os.path.join(folder, os.path.basename(name))
-
     @property
     def previous_manifest(self) -> Previous | None:
         return self._old

@@ -1,11 +1,12 @@
-"""The render stage on several cores: a task is a unit of work, each listing route whole or one shard of a detail
-route's resources (a contiguous range of its order, ``details.shard_range``), rendered by one worker process.
+"""The render stage on several cores: a task is a unit of work (the exports, each listing route whole or one shard of
+a detail route's resources: a contiguous range of its order, ``details.shard_range``), rendered by one worker process
+(``render.render_task``).
 
 Each worker opens the validated tables read-only in one DuckDB database file in the staging folder's scratch space
 (``database.attach``), which the build process writes once from their parquet files (those the table-by-table
 validation wrote, an earlier build's exports, or ones the build process writes), and writes its pages straight into
-the staging folder, each through its own ``StagedFiles``; the build process meanwhile writes the other stages and
-then gathers what the workers report. Every file belongs to exactly one task, so the output does not depend on the
+the staging folder, each through its own ``StagedFiles``; the build process meanwhile waits, then gathers what the
+workers report. Every file belongs to exactly one task, so the output does not depend on the
 number of workers. A task carries where it writes (``Place``) and the tables' database file, not data, and answers
 with what it wrote (``RouteResult``): the same tasks run on Dask distributed (``engines.py``). A worker is killed
 with the build process (``PR_SET_PDEATHSIG``), so a killed build leaves nothing writing behind it.
@@ -17,7 +18,6 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
-import functools
 import gc
 import multiprocessing
 import os
@@ -27,99 +27,21 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import FIRST_EXCEPTION, Executor, Future, ProcessPoolExecutor, wait
-from dataclasses import dataclass, field
 
 import duckdb
 
-from generator.api import details, exports, listing, queries
-from generator.api.registry import DETAIL_ROUTES, EXPORT_ROUTE, LIST_ROUTES, ListRoute
-from generator.api.routes import DetailRoute
+from generator.api import queries
+from generator.api.registry import DETAIL_ROUTES, LIST_ROUTES
 from generator.dataset import database
 from generator.dataset.schema import TABLES, DatasetInfo
-from generator.output.manifest import Previous, read_previous, unit_key
-from generator.output.staged import LISTING_UNIT, SCRATCH_DIR, StagedFiles, WriteStats
+from generator.output.manifest import Previous, read_previous
 from generator.output.writer import OutputWriter
 from generator.pipeline.connections import MEMORY_LIMIT, duckdb_config, spill_folder
 from generator.pipeline.failures import TaskError
+from generator.pipeline.render import Place, RouteResult, place_of, render_task
 from generator.pipeline.work import Task, order, tasks
 
 PR_SET_PDEATHSIG = 1
-
-
-@dataclass
-class RouteResult:
-    name: str
-    domains: dict[str, list[str]] = field(default_factory=dict)
-    """Allowed values of each filter: the ones that have files (until ``pack``)."""
-    packed: dict[str, tuple[int, str]] = field(default_factory=dict)
-    """``domains`` as a finished task hands them back (``pack``): each filter's values in one string, NUL-separated,
-    with their count. A filter with a value per company holds about 240,000 at 300k companies: as lists of strings,
-    the build process held about 70 MiB of them while it waited for the other tasks."""
-    files: StagedFiles | None = None
-    """What the route wrote (or carried over from the previous output), without the previous manifest."""
-    examples: list[str] = field(default_factory=list)
-    """The example URLs of a detail route (by each key of its first resource), from its shard 0."""
-
-    @property
-    def stats(self) -> WriteStats:
-        return self.files.stats if self.files is not None else WriteStats()
-
-    def pack(self) -> None:
-        """Move ``domains`` into ``packed``."""
-        self.packed = {name: (len(values), "\0".join(values)) for name, values in self.domains.items()}
-        self.domains = {}
-
-    def values(self) -> dict[str, list[str]]:
-        """Each filter's allowed values (unpacked)."""
-        return {name: text.split("\0") if count else [] for name, (count, text) in self.packed.items()}
-
-
-def render_route(
-    con: duckdb.DuckDBPyConnection, route: ListRoute, info: DatasetInfo, staging: str, previous: str | None,
-    previous_manifest: Previous | None = None, recycled: bool = False,
-) -> RouteResult:
-    """Write every page of one route into the staging folder through its own ``StagedFiles``, or carry the
-    route's files over from the previous output when its rows and the dataset's metadata are those it was
-    rendered from (the unit ``listing:<route>``)."""
-    files = StagedFiles(staging, previous, previous_manifest, recycled)
-    result = RouteResult(route.name, files=files)
-    unit = LISTING_UNIT + route.name
-    key = unit_key(info.model_dump_json(), listing.materialize(con, route, info))
-    if files.render(unit, key):
-        reuse = functools.partial(files.reuse, unit)
-        for page in listing.render(con, route, info, result.domains, reuse):
-            files.write(page.path, page.body, unit, page.inputs)
-    else:
-        result.domains = listing.domains_of(route, files.carried(unit))
-    result.pack()
-    files.detach()
-    return result
-
-
-def render_details(
-    con: duckdb.DuckDBPyConnection, route: DetailRoute, info: DatasetInfo, staging: str, previous: str | None,
-    previous_manifest: Previous | None = None, recycled: bool = False, shard: tuple[int, int] = (0, 1),
-) -> RouteResult:
-    """Write the resources of one shard of a detail route (``details.detail_files``) through its own
-    ``StagedFiles``."""
-    files = StagedFiles(staging, previous, previous_manifest, recycled)
-    result = RouteResult(route.name, files=files, examples=details.detail_files(con, route, info, files, shard))
-    files.detach()
-    return result
-
-
-@dataclass(frozen=True)
-class Place:
-    """Where a task writes and what it compares with: the staging folder, the previous output (its folder, the code
-    its units must have been made by) and whether the staging folder is a recycled output. A task carries it, so
-    any process that sees the staging folder runs any task (a worker of the local pool, a Dask worker)."""
-
-    staging: str
-    previous: str | None
-    code: str | None
-    recycled: bool
-    sources: dict[str, str] = field(default_factory=dict)
-    """Each table's source key (``reload.source_keys``): the exports' units are keyed by them."""
 
 
 _manifests: dict[tuple[str | None, str | None], Previous | None] = {}
@@ -205,39 +127,6 @@ def close_connections() -> None:
             con.close()
     with _idle:
         _idle.wait_for(lambda: not _running)
-
-
-def render_exports(
-    con: duckdb.DuckDBPyConnection, info: DatasetInfo, place: Place, digests: Previous | None,
-) -> RouteResult:
-    """Write the exports (``exports.write_exports``: every table in every format, the archives, the manifest)
-    through their own ``StagedFiles``, their temporary files in the staging folder's scratch space."""
-    files = StagedFiles(place.staging, place.previous, digests, place.recycled)
-    scratch = os.path.join(place.staging, SCRATCH_DIR)
-    os.makedirs(scratch, exist_ok=True)
-    exports.write_exports(con, info, lambda name: os.path.join(scratch, os.path.basename(name)), files,
-                          place.sources)
-    files.detach()
-    return RouteResult(EXPORT_ROUTE.name, files=files)
-
-
-def render_task(
-    con: duckdb.DuckDBPyConnection, task: Task, info: DatasetInfo, place: Place, digests: Previous | None,
-) -> RouteResult:
-    name, number, count = task
-    if name == EXPORT_ROUTE.name:
-        return render_exports(con, info, place, digests)
-    for detail in DETAIL_ROUTES:
-        if detail.name == name:
-            return render_details(con, detail, info, place.staging, place.previous, digests, place.recycled,
-                                  (number, count))
-    route = next(r for r in LIST_ROUTES if r.name == name)
-    return render_route(con, route, info, place.staging, place.previous, digests, place.recycled)
-
-
-def place_of(writer: OutputWriter, sources: dict[str, str] | None = None) -> Place:
-    return Place(str(writer.staging), str(writer.previous) if writer.previous is not None else None, writer.code,
-                 writer.recycled, dict(sources or {}))
 
 
 def start_pool(writer: OutputWriter, workers: int) -> ProcessPoolExecutor | None:

@@ -1,0 +1,126 @@
+"""What a render task does, wherever it runs (``fanout``'s worker processes, inline, a Dask worker): a task
+(``work.Task``) carries where it writes and what it compares with (``Place``); it writes the exports, one listing
+route whole or one shard of a detail route's resources through its own ``StagedFiles`` and answers with what it wrote
+(``RouteResult``)."""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+
+import duckdb
+
+from generator.api import details, exports, listing
+from generator.api.registry import DETAIL_ROUTES, EXPORT_ROUTE, LIST_ROUTES, ListRoute
+from generator.api.routes import DetailRoute
+from generator.dataset.schema import DatasetInfo
+from generator.output.manifest import Previous, unit_key
+from generator.output.staged import LISTING_UNIT, StagedFiles, WriteStats
+from generator.output.writer import OutputWriter
+from generator.pipeline.work import Task
+
+
+@dataclass
+class RouteResult:
+    name: str
+    domains: dict[str, list[str]] = field(default_factory=dict)
+    """Allowed values of each filter: the ones that have files (until ``pack``)."""
+    packed: dict[str, tuple[int, str]] = field(default_factory=dict)
+    """``domains`` as a finished task hands them back (``pack``): each filter's values in one string, NUL-separated,
+    with their count. A filter with a value per company holds about 240,000 at 300k companies: as lists of strings,
+    the build process held about 70 MiB of them while it waited for the other tasks."""
+    files: StagedFiles | None = None
+    """What the route wrote (or carried over from the previous output), without the previous manifest."""
+    examples: list[str] = field(default_factory=list)
+    """The example URLs of a detail route (by each key of its first resource), from its shard 0."""
+
+    @property
+    def stats(self) -> WriteStats:
+        return self.files.stats if self.files is not None else WriteStats()
+
+    def pack(self) -> None:
+        """Move ``domains`` into ``packed``."""
+        self.packed = {name: (len(values), "\0".join(values)) for name, values in self.domains.items()}
+        self.domains = {}
+
+    def values(self) -> dict[str, list[str]]:
+        """Each filter's allowed values (unpacked)."""
+        return {name: text.split("\0") if count else [] for name, (count, text) in self.packed.items()}
+
+
+def render_route(
+    con: duckdb.DuckDBPyConnection, route: ListRoute, info: DatasetInfo, staging: str, previous: str | None,
+    previous_manifest: Previous | None = None, recycled: bool = False,
+) -> RouteResult:
+    """Write every page of one route into the staging folder through its own ``StagedFiles``, or carry the
+    route's files over from the previous output when its rows and the dataset's metadata are those it was
+    rendered from (the unit ``listing:<route>``)."""
+    files = StagedFiles(staging, previous, previous_manifest, recycled)
+    result = RouteResult(route.name, files=files)
+    unit = LISTING_UNIT + route.name
+    key = unit_key(info.model_dump_json(), listing.materialize(con, route, info))
+    if files.render(unit, key):
+        reuse = functools.partial(files.reuse, unit)
+        for page in listing.render(con, route, info, result.domains, reuse):
+            files.write(page.path, page.body, unit, page.inputs)
+    else:
+        result.domains = listing.domains_of(route, files.carried(unit))
+    result.pack()
+    files.detach()
+    return result
+
+
+def render_details(
+    con: duckdb.DuckDBPyConnection, route: DetailRoute, info: DatasetInfo, staging: str, previous: str | None,
+    previous_manifest: Previous | None = None, recycled: bool = False, shard: tuple[int, int] = (0, 1),
+) -> RouteResult:
+    """Write the resources of one shard of a detail route (``details.detail_files``) through its own
+    ``StagedFiles``."""
+    files = StagedFiles(staging, previous, previous_manifest, recycled)
+    result = RouteResult(route.name, files=files, examples=details.detail_files(con, route, info, files, shard))
+    files.detach()
+    return result
+
+
+@dataclass(frozen=True)
+class Place:
+    """Where a task writes and what it compares with: the staging folder, the previous output (its folder, the code
+    its units must have been made by) and whether the staging folder is a recycled output. A task carries it, so
+    any process that sees the staging folder runs any task (a worker of the local pool, a Dask worker)."""
+
+    staging: str
+    previous: str | None
+    code: str | None
+    recycled: bool
+    sources: dict[str, str] = field(default_factory=dict)
+    """Each table's source key (``reload.source_keys``): the exports' units are keyed by them."""
+
+
+def render_exports(
+    con: duckdb.DuckDBPyConnection, info: DatasetInfo, place: Place, digests: Previous | None,
+) -> RouteResult:
+    """Write the exports (``exports.write_exports``: every table in every format, the archives, the manifest)
+    through their own ``StagedFiles``, their temporary files in the staging folder's scratch space."""
+    files = StagedFiles(place.staging, place.previous, digests, place.recycled)
+    exports.write_exports(con, info, files.scratch, files, place.sources)
+    files.detach()
+    return RouteResult(EXPORT_ROUTE.name, files=files)
+
+
+def render_task(
+    con: duckdb.DuckDBPyConnection, task: Task, info: DatasetInfo, place: Place, digests: Previous | None,
+) -> RouteResult:
+    name, number, count = task
+    if name == EXPORT_ROUTE.name:
+        return render_exports(con, info, place, digests)
+    for detail in DETAIL_ROUTES:
+        if detail.name == name:
+            return render_details(con, detail, info, place.staging, place.previous, digests, place.recycled,
+                                  (number, count))
+    route = next(r for r in LIST_ROUTES if r.name == name)
+    return render_route(con, route, info, place.staging, place.previous, digests, place.recycled)
+
+
+def place_of(writer: OutputWriter, sources: dict[str, str] | None = None) -> Place:
+    return Place(str(writer.staging), str(writer.previous) if writer.previous is not None else None, writer.code,
+                 writer.recycled, dict(sources or {}))
