@@ -12,6 +12,7 @@ from pathlib import Path
 import click
 
 from generator.cli_hosts import DEFAULT_OUT, hosts, write_or_check
+from generator.pipeline.engines import ENGINES
 
 DEFAULT_DATA = Path("data")
 
@@ -61,14 +62,17 @@ def check(data_dir: Path) -> None:
 @click.option("--quiet", is_flag=True, help="Print nothing but errors.")
 @click.option("--force", is_flag=True, help="Rebuild even if data and code are those of the existing output.")
 @click.option("--workers", type=click.IntRange(min=0, max=64), default=None,
-              help="Processes rendering the listings in parallel; 0: none. Default: up to 4 (one per core) "
-              "from 1,000 companies on, else 0. The output is the same for every value.")
+              help="Processes validating the tables and rendering the listings in parallel (threads rendering them "
+              "with --engine threads); 0: none. Default: up to 4 (one per core) from 1,000 companies on, else 0. "
+              "The output is the same for every value.")
 @click.option("--changes", "changes_path", type=click.Path(path_type=Path, dir_okay=False), default=None,
               help="Also write the files added, changed and removed against the previous output as JSON here "
               "(e.g. dist.changes.json beside the output); a skipped build writes empty lists.")
-@click.option("--engine", type=click.Choice(["local", "dask"]), default="local", show_default=True,
-              help="Where the render tasks run: local (--workers processes on this machine) or dask (the workers of "
-              "an existing Dask distributed scheduler; pip install 'company-ipo-api[dask]'). Same bytes either way.")
+@click.option("--engine", type=click.Choice(ENGINES), default="local", show_default=True,
+              help="Where the render tasks run: local (--workers processes on this machine), threads (--workers "
+              "threads of the build process: about a quarter less memory, slower; docs/scaling.md) or dask (the "
+              "workers of an existing Dask distributed scheduler; pip install 'company-ipo-api[dask]'). Same bytes "
+              "every way.")
 @click.option("--scheduler", default=None, metavar="ADDRESS",
               help="The Dask scheduler for --engine dask, e.g. tcp://10.0.0.5:8786; its workers must see the "
               "output's parent folder at the same path (docs/scaling.md).")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import socket
@@ -93,6 +94,27 @@ def tiny_build(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("tiny") / "dist"
     build(BuildConfig(TINY, out))
     return out
+
+
+def tree_digests(root: Path) -> dict[str, str]:
+    """Every file under ``root`` (relative path) and its SHA-256: two builds' outputs compared file for file."""
+    return {p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def ipos_out_of_memory(monkeypatch: pytest.MonkeyPatch) -> None:
+    """From now on the ``ipos`` listing route's query fails as DuckDB does past its memory limit (in any thread of
+    this process that renders it)."""
+    from generator.api import listing
+
+    original = listing.materialize
+
+    def materialize(con: duckdb.DuckDBPyConnection, route: object, info: object) -> str:
+        if route.name == "ipos":  # type: ignore[attr-defined]
+            raise duckdb.OutOfMemoryException("Out of Memory Error: failed to allocate data of size 16.0 MiB")
+        return original(con, route, info)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(listing, "materialize", materialize)
 
 
 def without_places(files: dict[str, bytes]) -> dict[str, bytes]:

@@ -308,7 +308,7 @@ def test_a_failed_render_task_is_named_first_and_the_output_stays_whole(
                                        "--workers", str(workers)])
     assert result.exit_code == 1, result.output
     error = ("Error: render task /api/companies (listing route `companies`, all its pages) failed: "
-             f"duckdb.OutOfMemoryException: {OUT_OF_MEMORY} (DuckDB's memory limit in each process is ")
+             f"duckdb.OutOfMemoryException: {OUT_OF_MEMORY} (DuckDB's memory limit in each worker's database is ")
     assert error in result.stderr and f"; the previous output in {out} is intact\n" in result.stderr
     assert "Traceback" not in result.output and "Possible solutions" not in result.output
     lines = result.stderr.splitlines()

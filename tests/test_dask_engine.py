@@ -3,22 +3,17 @@ embedded dataset into the same bytes as the local engine, file for file."""
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 
 import pytest
 
 from generator.pipeline.build import BuildConfig, build
+from tests.conftest import ipos_out_of_memory, tree_digests
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "data"
 
 distributed = pytest.importorskip("distributed")
-
-
-def _tree(root: Path) -> dict[str, str]:
-    return {p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(root.rglob("*")) if p.is_file()}
 
 
 def test_dask_build_has_the_bytes_of_a_local_build(tmp_path: Path) -> None:
@@ -27,10 +22,10 @@ def test_dask_build_has_the_bytes_of_a_local_build(tmp_path: Path) -> None:
                                   dashboard_address=None) as cluster:
         report = build(BuildConfig(DATA, tmp_path / "dask", engine="dask", scheduler=cluster.scheduler_address))
         assert report.files == local.files and report.bytes == local.bytes
-        assert _tree(tmp_path / "dask") == _tree(tmp_path / "local")
+        assert tree_digests(tmp_path / "dask") == tree_digests(tmp_path / "local")
         again = build(BuildConfig(DATA, tmp_path / "dask", engine="dask", scheduler=cluster.scheduler_address,
                                   force=True))  # a rebuild on Dask carries every file over
-    assert again.written == 0 and _tree(tmp_path / "dask") == _tree(tmp_path / "local")
+    assert again.written == 0 and tree_digests(tmp_path / "dask") == tree_digests(tmp_path / "local")
     assert not (tmp_path / "dask" / ".scratch").exists()
 
 
@@ -48,22 +43,13 @@ def test_a_failed_dask_task_is_named_first_and_the_output_stays_whole(
 ) -> None:
     """A task that raises on a Dask worker (threads of this process, which see the patch) fails the build with the
     task and its cause, reported before the staging folder is moved aside; the previous output is untouched."""
-    import duckdb
 
-    from generator.api import listing
     from generator.pipeline.failures import TaskError
 
     out = tmp_path / "dist"
     build(BuildConfig(DATA, out, workers=0))
-    before = _tree(out)
-    original = listing.materialize
-
-    def materialize(con: duckdb.DuckDBPyConnection, route: object, info: object) -> str:
-        if route.name == "ipos":  # type: ignore[attr-defined]
-            raise duckdb.OutOfMemoryException("Out of Memory Error: failed to allocate data of size 16.0 MiB")
-        return original(con, route, info)
-
-    monkeypatch.setattr(listing, "materialize", materialize)
+    before = tree_digests(out)
+    ipos_out_of_memory(monkeypatch)
     messages: list[str] = []
     with (distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None)
           as cluster, pytest.raises(TaskError) as failure):
@@ -72,4 +58,4 @@ def test_a_failed_dask_task_is_named_first_and_the_output_stays_whole(
     assert str(failure.value).startswith("render task /api/ipos (listing route `ipos`, all its pages) failed: "
                                          "duckdb.OutOfMemoryException: Out of Memory Error: failed to allocate")
     assert messages.index(f"failed: {failure.value}") < next(i for i, m in enumerate(messages) if "staging" in m)
-    assert _tree(out) == before and not (tmp_path / ".dist.staging").exists()
+    assert tree_digests(out) == before and not (tmp_path / ".dist.staging").exists()

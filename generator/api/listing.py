@@ -127,6 +127,11 @@ class Rows(Sequence[bytes]):
         start = self._ends[i]
         return os.pread(self._file.fileno(), self._ends[i + 1] - start, start)
 
+    def take(self, positions: list[int]) -> list[bytes]:
+        """The rows at ``positions`` (a page's), each read at once, without indexing's checks per row."""
+        fd, ends, pread = self._file.fileno(), self._ends, os.pread
+        return [pread(fd, ends[i + 1] - ends[i], ends[i]) for i in positions]
+
     def size(self, i: int) -> int:
         """The bytes of row ``i`` serialized."""
         return self._ends[i + 1] - self._ends[i]
@@ -214,7 +219,7 @@ class _Positions:
 
 def _pages(
     route: ListRoute, folder: str, filters: bytes, sort: str, total: int, positions: _Positions,
-    rows: Sequence[bytes], meta: bytes, first_page_meta: bytes, inputs: str = "",
+    rows: Rows, meta: bytes, first_page_meta: bytes, inputs: str = "",
 ) -> Iterator[Page]:
     """The pages of one non-empty result set (in ``folder``) of ``total`` rows under one sort: its rows' positions
     in ``rows`` (the serialized rows) come from ``positions`` in that sort's order, a page at a time; page 1 also
@@ -237,7 +242,7 @@ def _pages(
     for page in range(1, pages + 1):
         chunk = positions.take(min(per_page, total - (page - 1) * per_page))
         yield Page(f"{folder}/{route.page_file(sort, page)}", b"".join((
-            b'{"data":[\n', b",\n".join([rows[i] for i in chunk]), b'\n],"meta":{"total":%d,"page":%d,' % (total, page),
+            b'{"data":[\n', b",\n".join(rows.take(chunk)), b'\n],"meta":{"total":%d,"page":%d,' % (total, page),
             common, first if page == 1 else b"",
             b'},"links":{"self":', link(page), b',"first":', first_link,
             b',"prev":', link(page - 1) if page > 1 else b"null",

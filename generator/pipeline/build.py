@@ -49,7 +49,8 @@ class BuildConfig:
     workers: int | None = None
     """Processes rendering the listings beside the build process; 0: none; None: by dataset size and cores."""
     engine: str = "local"
-    """Where the render stage's tasks run: ``local`` (``workers`` processes) or ``dask`` (``engines.DaskPool``)."""
+    """Where the render stage's tasks run: ``local`` (``workers`` processes), ``threads`` (``workers`` threads of the
+    build process) or ``dask`` (``engines.DaskPool``)."""
     scheduler: str | None = None
     """The Dask scheduler's address (``tcp://host:8786``), for ``engine="dask"``."""
     site_url: str | None = None
@@ -253,19 +254,21 @@ def _build(
             stage.done("validate")  # everything is checked before the first byte is written
             writer.ready({route.path for route in (*LIST_ROUTES, *DETAIL_ROUTES, EXPORT_ROUTE)})
             todo = work.tasks(companies)
-            with fanout.Listings(con, info, writer, pool.executor, progress, parquet, todo, task_failed,
+            renderer = pool.render()
+            with fanout.Listings(con, info, writer, renderer, progress, parquet, todo, task_failed,
                                  sources) as listings:
                 if checked:  # this process's tables: the workers' database file, read-only too
                     database.attach(con, listings.tables)  # type: ignore[arg-type]
                 con.execute(queries.read_sql("views"))
                 stage.done("load")
-                if pool.executor is not None:  # the workers render the exports, listings and profiles meanwhile;
-                    progress(f"exports, listings and profiles: {len(todo)} tasks on "  # this process waits, small
-                             + (f"{workers} worker processes" if pool.local else f"Dask at {config.scheduler}"))
+                if renderer is not None:  # the workers (or threads) render the exports, listings and profiles;
+                    where = "threads" if pool.threads else "worker processes"  # meanwhile this process prepares
+                    progress(f"exports, listings and profiles: {len(todo)} tasks on "
+                             + (f"{workers} {where}" if pool.local else f"Dask at {config.scheduler}"))
                     openapi.prepare(info)  # and what the documents and the commit need, while waiting
                     templates.load(landing.TEMPLATE)
                     writer.read_listing()
-                progress("listings" + (": waiting for the workers" if pool.executor is not None else ""))
+                progress("listings" + (": waiting for the workers" if renderer is not None else ""))
                 results = listings.results()
                 pool.close()
                 stage.done("listings")
@@ -296,9 +299,10 @@ def _build(
 
 
 def _pool(config: BuildConfig, writer: OutputWriter, workers: int) -> fanout.WorkerPool | engines.DaskPool:
-    """The render stage's workers: this machine's processes, or a Dask scheduler's workers (``engines.py``)."""
-    if config.engine == "local":
-        return fanout.WorkerPool(writer, workers)
+    """The render stage's workers: this machine's processes (or their threads), or a Dask scheduler's workers
+    (``engines.py``)."""
+    if config.engine in ("local", "threads"):
+        return fanout.WorkerPool(writer, workers, threads=config.engine == "threads")
     if config.engine != "dask" or not config.scheduler:
         raise OutputError(f"unknown engine {config.engine!r} or no scheduler; engines: {', '.join(engines.ENGINES)}"
                           " (dask needs --scheduler ADDRESS)")

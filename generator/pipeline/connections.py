@@ -9,9 +9,9 @@ import threading
 from generator.output.staged import SCRATCH_DIR
 
 MEMORY_LIMIT = "128MB"
-"""DuckDB's memory limit in each process of a build (the build process, each worker, each Dask task thread): past it,
-temporary tables and the operators that can spill do so into a folder of the staging folder's scratch space
-(``duckdb_config``). Its buffer pool also caches the input tables' blocks, read from their database file
+"""DuckDB's memory limit of each database of a build (the build process's, each worker's or render thread's, each Dask
+task thread's): past it, temporary tables and the operators that can spill do so into a folder of the staging folder's
+scratch space (``duckdb_config``). Its buffer pool also caches the input tables' blocks, read from their database file
 (``database.attach``) and evicted under the limit. A listing route's rows are made in a table, then numbered
 (``listing.materialize``) and ranked over the sorts' columns alone (``listing.rank``), its combinations counted,
 listed and ordered by operators that spill (``generator.api.combinations``); a profile shard's rows are made

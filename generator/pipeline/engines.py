@@ -1,5 +1,6 @@
-"""Where the render stage's tasks run: the local process pool (``fanout.WorkerPool``, the default) or Dask
-distributed (``DaskPool``: ``build --engine dask --scheduler ADDRESS``).
+"""Where the render stage's tasks run: the local process pool (``fanout.WorkerPool``, the default), threads of the
+build process (the same pool's ``threads``: ``build --engine threads``) or Dask distributed (``DaskPool``: ``build
+--engine dask --scheduler ADDRESS``).
 
 On Dask, each task of ``work.tasks`` (a listing route whole, or a shard of a detail route's resources) is one Dask
 task running ``fanout.run_task`` on a worker: it opens the validated tables read-only in their database file in the
@@ -18,7 +19,9 @@ from typing import Any
 
 from generator.output.staged import OutputError
 
-ENGINES = ("local", "dask")
+ENGINES = ("local", "threads", "dask")
+"""``local``: the worker processes (``fanout.WorkerPool``); ``threads``: as many threads of the build process, the
+processes only validating; ``dask``: ``DaskPool``."""
 
 
 class DaskPool:
@@ -27,6 +30,7 @@ class DaskPool:
 
     local = False
     """The workers are not this build's processes: the tables are validated in the build process."""
+    threads = False
 
     def __init__(self, scheduler: str) -> None:
         self.scheduler = scheduler
@@ -41,6 +45,10 @@ class DaskPool:
         self._client = Client(self.scheduler, set_as_default=False)
         self.executor = self._client.get_executor(pure=False)
         return self
+
+    def render(self) -> Executor | None:
+        """The render stage's executor: the scheduler's workers."""
+        return self.executor
 
     def workers(self) -> int:
         return len(self._client.scheduler_info().get("workers", {})) if self._client is not None else 0

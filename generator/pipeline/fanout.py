@@ -11,7 +11,8 @@ number of workers. A task carries where it writes (``Place``) and the tables' da
 with what it wrote (``RouteResult``): the same tasks run on Dask distributed (``engines.py``). A worker is killed
 with the build process (``PR_SET_PDEATHSIG``), so a killed build leaves nothing writing behind it.
 
-With ``workers=0`` the same code runs inline on the build's own connection and writer.
+With ``workers=0`` the same code runs inline on the build's own connection and writer; with ``--engine threads`` the
+tasks run on threads of the build process, each on its own database (``WorkerPool.render``).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import FIRST_EXCEPTION, Executor, Future, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_EXCEPTION, Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor, wait
 
 import duckdb
 
@@ -154,26 +155,52 @@ def start_pool(writer: OutputWriter, workers: int) -> ProcessPoolExecutor | None
 
 
 class WorkerPool:
-    """The worker processes of a build, for its whole life: started on entering (``start_pool``), shut down on
-    leaving, pending tasks cancelled; ``executor`` is None when the build runs without workers."""
+    """The workers of a build, for its whole life: its worker processes, started on entering (``start_pool``) and
+    shut down on leaving, pending tasks cancelled; ``executor`` is None when the build runs without workers.
+
+    The processes validate the tables (``tablewise.py``: pydantic's work holds the interpreter). The render stage
+    (``render``) runs on them too, or, with ``threads``, on as many threads of the build process, each with its own
+    DuckDB database (``run_task``), the processes stopped first: one interpreter instead of one per worker, and
+    the build process renders instead of waiting (``work.render_threads``)."""
 
     local = True
     """The workers are this build's own processes (they validate the tables too: ``tablewise.py``)."""
 
-    def __init__(self, writer: OutputWriter, workers: int) -> None:
-        self._writer, self._workers = writer, workers
+    def __init__(self, writer: OutputWriter, workers: int, threads: bool = False) -> None:
+        self._writer, self._workers, self.threads = writer, workers, threads
         self.executor: ProcessPoolExecutor | None = None
+        self._renderer: ThreadPoolExecutor | None = None
 
     def __enter__(self) -> WorkerPool:
         self.executor = start_pool(self._writer, self._workers)
         return self
 
+    def render(self) -> Executor | None:
+        """The render stage's executor, once the tables are validated: the worker processes, or their threads."""
+        if self.executor is None or not self.threads:
+            return self.executor
+        self.executor.shutdown(wait=True, cancel_futures=True)
+        place = place_of(self._writer)
+        with _manifest_lock:  # the threads use the previous manifest the build process read
+            _manifests[(place.previous, place.code)] = self._writer.previous_manifest
+        self._renderer = ThreadPoolExecutor(self._workers, thread_name_prefix="render")
+        return self._renderer
+
     def close(self) -> None:
-        """Stop the worker processes once their tasks are done (their memory goes back before the documents)."""
+        """Stop the workers once their tasks are done (their memory goes back before the documents): the
+        processes, the threads and their databases."""
+        if self._renderer is not None:
+            self._renderer.shutdown(wait=True, cancel_futures=True)
+            close_connections()
+            with _manifest_lock:
+                _manifests.clear()
         if self.executor is not None:
             self.executor.shutdown(wait=True, cancel_futures=True)
 
     def __exit__(self, failed: type[BaseException] | None, *_: object) -> None:
+        if failed is not None and self._renderer is not None:  # the running tasks' queries interrupted, waited for
+            self._renderer.shutdown(wait=False, cancel_futures=True)
+            close_connections()
         if failed is not None and self.executor is not None:  # killed, not waited for (a task can run for minutes)
             processes = list((getattr(self.executor, "_processes", None) or {}).values())  # public in Python 3.14
             self.executor.shutdown(wait=False, cancel_futures=True)
@@ -185,7 +212,8 @@ class WorkerPool:
 
 def _failed(task: Task, error: BaseException) -> TaskError:
     out_of_memory = isinstance(error, duckdb.OutOfMemoryException)
-    return TaskError(task, error, f"DuckDB's memory limit in each process is {MEMORY_LIMIT}" if out_of_memory else "")
+    limit = f"DuckDB's memory limit in each worker's database is {MEMORY_LIMIT}"
+    return TaskError(task, error, limit if out_of_memory else "")
 
 
 class Listings:
@@ -278,9 +306,9 @@ class Listings:
             if self._failure is not None:
                 return
             self._failure = _failed(self._tasks[self._futures.index(future)], future.exception())  # type: ignore[arg-type]
-        if isinstance(self._pool, ProcessPoolExecutor):  # Dask's are cancelled on leaving (``engines.DaskPool``):
-            for other in self._futures:  # its futures cancel through the event loop that runs this callback
-                other.cancel()
+        if isinstance(self._pool, (ProcessPoolExecutor, ThreadPoolExecutor)):  # Dask's are cancelled on leaving
+            for other in self._futures:  # (``engines.DaskPool``): its futures cancel through the event loop that
+                other.cancel()  # runs this callback
         self._failed(self._failure)
 
     def _report(self, done: list[RouteResult]) -> None:
