@@ -43,7 +43,6 @@ def test_a_failed_dask_task_is_named_first_and_the_output_stays_whole(
 ) -> None:
     """A task that raises on a Dask worker (threads of this process, which see the patch) fails the build with the
     task and its cause, reported before the staging folder is moved aside; the previous output is untouched."""
-
     from generator.pipeline.failures import TaskError
 
     out = tmp_path / "dist"
