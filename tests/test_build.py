@@ -126,8 +126,8 @@ def _inode(path: Path) -> int | None:
         return None
 
 
-@pytest.mark.parametrize("workers", [0, 2])
-def test_killed_build_leaves_previous_output_whole(tmp_path: Path, tiny_build: Path, workers: int) -> None:
+@pytest.mark.parametrize(("workers", "engine"), [(0, "local"), (2, "local"), (2, "threads")])
+def test_killed_build_leaves_previous_output_whole(tmp_path: Path, tiny_build: Path, workers: int, engine: str) -> None:
     out = tmp_path / "dist"
     shutil.copytree(tiny_build, out)
     expected = tree(out)
@@ -139,7 +139,7 @@ def test_killed_build_leaves_previous_output_whole(tmp_path: Path, tiny_build: P
         left_before = _inode(staging)
         child = subprocess.Popen(
             [sys.executable, "-m", "generator", "build", "--data", str(TINY), "--out", str(out), "--quiet",
-             "--force", "--workers", str(workers)],  # --force: the same inputs would skip the build
+             "--force", "--workers", str(workers), "--engine", engine],  # --force: the same inputs would skip it
             env=env, cwd=tmp_path,
         )
         # Kill once the build writes (its own staging folder exists, not the one the last kill left, and with
