@@ -18,7 +18,7 @@ from typing import Protocol
 
 import duckdb
 
-from generator.api.queries import read_sql, sql_params
+from generator.api.queries import staged
 from generator.api.responses import ChangeEvent
 from generator.dataset import serialize
 from generator.dataset.schema import DatasetInfo
@@ -52,8 +52,8 @@ def write_events(con: duckdb.DuckDBPyConnection, info: DatasetInfo, files: Files
     URL) the feeds' links are absolute, else site paths. The events are a table in DuckDB (spilling), read
     ``BATCH_ROWS`` at a time in each file's order: the process holds a batch and one company's events, whatever
     the number of events."""
-    sql = read_sql("changes")
-    con.execute(f"CREATE OR REPLACE TEMP TABLE published_events AS {sql}", sql_params(sql, info))
+    sql, params = staged(con, "changes", info)  # the file stages the window's events first
+    con.execute(f"CREATE OR REPLACE TEMP TABLE published_events AS {sql}", params)
     try:
         with files.create(EVENTS_FILE) as lines:  # oldest first, as the listing writes its rows
             for rows in _batches(con, "date, id"):

@@ -2,7 +2,9 @@
 -- the dataset (an IPO filed, priced, listed, postponed or withdrawn; a round announced; a filing; an acquisition)
 -- and the differences recorded in changes.csv (a company added, renamed, removed, delisted or closed; a valuation
 -- changed). An event's id is 'evt-' and 16 hex digits of sha256 over its parts joined by '|'
--- (generator.dataset.history.event_id writes the same recipe for the recorded ones).
+-- (generator.dataset.history.event_id writes the same recipe for the recorded ones). The window's events are staged
+-- in a table first (queries.staged), as in calendar.sql: at 300k companies they then fit 64 MB of memory.
+CREATE OR REPLACE TEMP TABLE change_events AS
 WITH facts AS (
     SELECT 'ipo-' || s.status AS type, 'ipo' AS entity_kind, i.id::VARCHAR AS entity_id, i.company_id,
            s.date,
@@ -67,6 +69,9 @@ events AS (
     UNION ALL
     SELECT * FROM recorded WHERE id NOT IN (SELECT id FROM dated)
 )
+SELECT * FROM events
+WHERE date > $as_of::DATE - to_days($window_days::INTEGER) AND date <= $as_of::DATE;
+
 SELECT
     e.id,
     e.date,
@@ -79,6 +84,5 @@ SELECT
     e.summary,
     coalesce(e.changes, '[]') AS changes,
     e.snapshot
-FROM events AS e
+FROM change_events AS e
 LEFT JOIN company_refs AS cr ON cr.id = e.company_id
-WHERE e.date > $as_of::DATE - to_days($window_days::INTEGER) AND e.date <= $as_of::DATE
