@@ -5,10 +5,12 @@ SELECT id, {'id': id, 'slug': slug, 'name': name, 'sector': sector, 'country': c
             'url': '/api/companies/' || slug || '.json'} AS ref
 FROM companies;
 
--- Per round: what kind of transaction it is (a funding_rounds.transaction value, or the default of its stage).
+-- Per round: what kind of transaction it is (a funding_rounds.transaction value, or the default of its stage):
+-- round_transaction(transaction, stage), and every round's in round_kinds.
+CREATE MACRO round_transaction(recorded, stage) AS
+    coalesce(recorded, CASE WHEN stage = 'debt' THEN 'debt' ELSE 'equity' END);
 CREATE VIEW round_kinds AS
-SELECT id, company_id,
-       coalesce("transaction", CASE WHEN stage = 'debt' THEN 'debt' ELSE 'equity' END) AS "transaction"
+SELECT id, company_id, round_transaction("transaction", stage) AS "transaction"
 FROM funding_rounds;
 
 -- Per company, the aggregates several listings and the profile derive from (defined once, here):
@@ -17,15 +19,15 @@ FROM funding_rounds;
 CREATE VIEW company_funding AS
 SELECT
     r.company_id,
-    sum(r.amount_usd) FILTER (WHERE k."transaction" = 'equity')::BIGINT AS total_raised_usd,
-    sum(r.amount_usd) FILTER (WHERE k."transaction" <> 'equity')::BIGINT AS other_transactions_usd,
+    sum(r.amount_usd) FILTER (WHERE round_transaction(r."transaction", r.stage) = 'equity')::BIGINT AS total_raised_usd,
+    sum(r.amount_usd) FILTER (WHERE round_transaction(r."transaction", r.stage) <> 'equity')::BIGINT
+        AS other_transactions_usd,
     arg_max(r.stage, (r.announced_date, r.id)) AS last_round_stage,
     max(r.announced_date) AS last_round_date,
     arg_max(r.post_money_valuation_usd, (r.announced_date, r.id))
         FILTER (WHERE r.post_money_valuation_usd IS NOT NULL) AS last_round_post_money_usd
-FROM funding_rounds AS r
-JOIN round_kinds AS k ON k.id = r.id
-GROUP BY r.company_id;
+FROM funding_rounds AS r  -- the kind by the macro, not a join on round_kinds: at 300k companies the join's table and
+GROUP BY r.company_id;     -- the groups' did not fit 64 MB of DuckDB's memory together
 
 -- valuation: whether the company's valuation is current. Rule: a public company's market capitalisation and a
 -- private company's latest valuation are current, unless companies.valuation_is_current says false (superseded or
