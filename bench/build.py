@@ -203,11 +203,13 @@ def run_process(command: list[str], log: Path, watchdog: Watchdog | None) -> tup
     return wall, max(usage.ru_maxrss * 1024, tree_peak)  # ru_maxrss: kilobytes on Linux
 
 
-def run_build(data: Path, out: Path, work: Path, watchdog: Watchdog, force: bool = False) -> BuildRun:
+def run_build(
+    data: Path, out: Path, work: Path, watchdog: Watchdog, force: bool = False, engine: str = "local",
+) -> BuildRun:
     report_path = work / "report.json"
     report_path.unlink(missing_ok=True)
     command = [sys.executable, str(HERE / "run_build.py"), str(data), str(out), str(report_path)]
-    command += ["--force"] if force else []
+    command += (["--force"] if force else []) + ["--engine", engine]
     wall, peak = run_process(command, work / "build.log", watchdog)
     return BuildRun(wall, peak, json.loads(report_path.read_text(encoding="utf-8")))
 
@@ -372,7 +374,7 @@ def _say(label: str, what: str, run: BuildRun) -> None:
 
 def bench_size(
     label: str, work: Path, seed: int, watchdog: Watchdog, keep: bool, trash: Trash, build_only: bool = False,
-    no_rebuilds: bool = False, rounds: int = 1,
+    no_rebuilds: bool = False, rounds: int = 1, engine: str = "local",
 ) -> SizeResult:
     work.mkdir(parents=True, exist_ok=True)
     result = prepare(label, work, seed, trash)
@@ -384,7 +386,7 @@ def bench_size(
                 trash.put(leftover)
             if rounds > 1:
                 print(f"[{label}] round {number} of {rounds}", file=sys.stderr)
-            _round(label, data, work, watchdog, result, trash, build_only, no_rebuilds)
+            _round(label, data, work, watchdog, result, trash, build_only, no_rebuilds, engine)
             result.rounds.append({
                 "build": result.build.seconds if result.build else None, "floor": result.floor_seconds,
                 **{name: run.seconds if (run := getattr(result, name)) else None for name in REBUILDS},
@@ -403,14 +405,14 @@ def bench_size(
 
 def _round(
     label: str, data: Path, work: Path, watchdog: Watchdog, result: SizeResult, trash: Trash, build_only: bool,
-    no_rebuilds: bool,
+    no_rebuilds: bool, engine: str = "local",
 ) -> None:
     """One clean build, then (unless told otherwise) its I/O floor, a forced no-op rebuild, a one-company
     change and a forced no-op again (recycling the retired output); the figures go into ``result`` (a later
     round's replace an earlier one's)."""
     out, fresh, snapshot = work / "dist", work / "floor", work / "snapshot"
     print(f"[{label}] build", file=sys.stderr)
-    result.build = run_build(data, out, work, watchdog)
+    result.build = run_build(data, out, work, watchdog, engine=engine)
     _say(label, "build", result.build)
     if build_only:
         return
@@ -423,14 +425,14 @@ def _round(
         return
 
     print(f"[{label}] no-op rebuild (unchanged inputs: the build is skipped)", file=sys.stderr)
-    result.skip_seconds = run_build(data, out, work, watchdog).wall_seconds
+    result.skip_seconds = run_build(data, out, work, watchdog, engine=engine).wall_seconds
 
     def rebuild(heading: str, what: str, force: bool) -> BuildRun:
         """A timed rebuild of ``out``, its files compared with a hard-link snapshot of the tree before it."""
         print(f"[{label}] {heading}", file=sys.stderr)
         before = inventory(out)
         link_tree(before, out, snapshot)
-        run = run_build(data, out, work, watchdog, force=force)
+        run = run_build(data, out, work, watchdog, force=force, engine=engine)
         compare_rebuild(before, snapshot, out, run)
         _say(label, what, run)
         trash.put(snapshot)
@@ -642,6 +644,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--sizes", default="embedded,10000,100000",
                         help="comma-separated: 'embedded' and/or numbers of synthetic companies")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--engine", choices=("local", "threads"), default="local",
+                        help="the build's engine (build --engine): local worker processes or threads of the build")
     parser.add_argument("--work", type=Path, default=HERE / "out", help="work folder (gitignored bench/out)")
     parser.add_argument("--markdown", type=Path, help="also write the Markdown report to this file")
     parser.add_argument("--keep", action="store_true", help="keep each size's built output in the work folder")
@@ -672,7 +676,7 @@ def main(argv: list[str] | None = None) -> None:
             build_only = label in args.build_only.split(",")
             no_rebuilds = label in args.no_rebuilds.split(",")
             result = bench_size(label, args.work / label, args.seed, watchdog, args.keep, trash, build_only,
-                                no_rebuilds, args.rounds)
+                                no_rebuilds, args.rounds, args.engine)
             results.append(result)
             (args.work / "results.json").write_text(
                 json.dumps([asdict(r) for r in results], indent=2, default=str), encoding="utf-8")

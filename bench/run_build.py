@@ -1,8 +1,8 @@
 """One build in its own process, for bench/build.py: run ``pipeline.build.build`` and write its report as JSON.
 
-Usage: ``python bench/run_build.py DATA OUT REPORT.json [--force]``. The parent measures wall time and peak memory
-of this process (``os.wait4``); this side records what only the build knows: per-stage seconds, files and bytes per
-endpoint, files rewritten, and the number of rewrite rules.
+Usage: ``python bench/run_build.py DATA OUT REPORT.json [--force] [--engine local|threads]``. The parent measures
+wall time and peak memory of this process (``os.wait4``); this side records what only the build knows: per-stage
+seconds, files and bytes per endpoint, files rewritten, and the number of rewrite rules.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ def _rule_count(out: Path) -> dict[str, int]:
     return counts
 
 
-def main(data: Path, out: Path, report_path: Path, force: bool = False) -> None:
+def main(data: Path, out: Path, report_path: Path, force: bool = False, engine: str = "local") -> None:
     started = time.perf_counter()
     from generator.pipeline.build import BuildConfig, build
 
@@ -41,7 +41,7 @@ def main(data: Path, out: Path, report_path: Path, force: bool = False) -> None:
     def progress(message: str) -> None:  # into the build log, so a run stopped half-way shows how far it got
         print(f"{time.perf_counter() - imported:9.1f}s {message}", file=sys.stderr, flush=True)
 
-    report = build(BuildConfig(data, out, force=force), progress)
+    report = build(BuildConfig(data, out, force=force, engine=engine), progress)
     finished = time.perf_counter()
     result = {
         "import_seconds": imported - started,
@@ -61,4 +61,6 @@ def main(data: Path, out: Path, report_path: Path, force: bool = False) -> None:
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3]), force="--force" in sys.argv[4:])
+    options = sys.argv[4:]
+    main(Path(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3]), force="--force" in options,
+         engine=options[options.index("--engine") + 1] if "--engine" in options else "local")
