@@ -65,7 +65,6 @@ class Codes(_Arrays):
         return (c - 1 for c in map(self.plus_one.__getitem__, rows) if c)
 
 
-
 class Lists(_Arrays):
     """A list of codes for each row: row ``i``'s are ``flat[starts[i]:starts[i + 1]]`` (as the query index writes
     them); ``lists[i]`` gives them as a list, ``part(i)`` as an array."""
@@ -99,7 +98,6 @@ class Lists(_Arrays):
     def of(self, rows: Iterable[int]) -> Iterator[int]:
         """Each code of each of these rows."""
         return itertools.chain.from_iterable(map(self.part, rows))
-
 
     def inverted(self, count: int) -> Lists:
         """For each code below ``count``, the rows whose list holds it, in order (a posting list per code)."""

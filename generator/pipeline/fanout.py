@@ -161,7 +161,7 @@ class WorkerPool:
     The processes validate the tables (``tablewise.py``: pydantic's work holds the interpreter). The render stage
     (``render``) runs on them too, or, with ``threads``, on as many threads of the build process, each with its own
     DuckDB database (``run_task``), the processes stopped first: one interpreter instead of one per worker, and
-    the build process renders instead of waiting (``work.render_threads``)."""
+    the build process renders instead of waiting (``build --engine threads``)."""
 
     local = True
     """The workers are this build's own processes (they validate the tables too: ``tablewise.py``)."""
@@ -180,11 +180,14 @@ class WorkerPool:
         if self.executor is None or not self.threads:
             return self.executor
         self.executor.shutdown(wait=True, cancel_futures=True)
-        place = place_of(self._writer)
         with _manifest_lock:  # the threads use the previous manifest the build process read
-            _manifests[(place.previous, place.code)] = self._writer.previous_manifest
+            _manifests[self._manifest_key()] = self._writer.previous_manifest
         self._renderer = ThreadPoolExecutor(self._workers, thread_name_prefix="render")
         return self._renderer
+
+    def _manifest_key(self) -> tuple[str | None, str | None]:
+        place = place_of(self._writer)
+        return place.previous, place.code
 
     def close(self) -> None:
         """Stop the workers once their tasks are done (their memory goes back before the documents): the
@@ -193,7 +196,7 @@ class WorkerPool:
             self._renderer.shutdown(wait=True, cancel_futures=True)
             close_connections()
             with _manifest_lock:
-                _manifests.clear()
+                _manifests.pop(self._manifest_key(), None)
         if self.executor is not None:
             self.executor.shutdown(wait=True, cancel_futures=True)
 

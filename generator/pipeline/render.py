@@ -1,4 +1,4 @@
-"""What a render task does, wherever it runs (``fanout``'s worker processes, inline, a Dask worker): a task
+"""What a render task does, wherever it runs (``fanout``'s worker processes or threads, inline, a Dask worker): a task
 (``work.Task``) carries where it writes and what it compares with (``Place``); it writes the exports, one listing
 route whole or one shard of a detail route's resources through its own ``StagedFiles`` and answers with what it wrote
 (``RouteResult``)."""
