@@ -9,7 +9,7 @@ from collections import defaultdict
 
 import pytest
 
-from generator.api import details
+from generator.api import details, queries
 from generator.api.registry import DETAIL_ROUTES
 from generator.api.routes import DetailRoute
 from generator.dataset import serialize
@@ -232,7 +232,11 @@ def test_the_table_of_resources_holds_every_resource_of_the_query_once(embedded_
     """A shard's positions are counted and bounded on ``resources`` (``details._source``): its keys must be the
     query's, one row each, or a shard would skip or repeat resources."""
     con, info = embedded_db
-    sql, params = details._query(con, route, info)
+    batched, (sql, params) = queries.staged_by_batch(con, route.rows_sql, info, details.QUERY_PARAMETERS)
+    every = dict(zip(queries.BATCH_PARAMETERS, con.execute(  # the parts staged per batch, for every resource at once
+        f"SELECT min({route.order}), max({route.order}) FROM {route.resources}").fetchone(), strict=True))
+    for stage, values in batched:
+        con.execute(stage, values | every)
     queried = con.execute(f"SELECT {route.order} FROM ({sql}) ORDER BY 1", params).fetchall()
     listed = con.execute(f"SELECT {route.order} FROM {route.resources} ORDER BY 1").fetchall()
     assert queried == listed and len(queried) == len(set(queried)) > 0

@@ -105,12 +105,23 @@ def combinations(
     con.execute(f"CREATE OR REPLACE TEMP TABLE _shapes AS FROM (VALUES {shape_rows}) s(_grp, _mask, _sorts, _first)")
     con.execute(f"CREATE OR REPLACE TEMP TABLE _paged AS FROM (VALUES {paged_rows}) s(_grp, _mask, _p, _s)")
     digest = f"left(md5($salt || ':' || {ROWS_DIGEST_OF_HASHES}), 20)"  # 80 bits, made in DuckDB
+    # Each group's combinations counted in a statement of its own, then a combination two groups share (the
+    # unfiltered listing, say) kept once by an aggregate, then numbered: at 300k companies one statement for all
+    # (an aggregate over the groups' union, a window per folder) held more than 64 MB of DuckDB's memory.
+    for g, part in enumerate(fans):
+        into = "CREATE OR REPLACE TEMP TABLE _counted AS" if g == 0 else "INSERT INTO _counted"
+        con.execute(f"{into} SELECT _grp, _mask, {values}count(*) AS _n, {digest} AS _key FROM ({part}) GROUP BY ALL",
+                    {"salt": salt})
+    kept = ("arg_min({'_grp': _grp, '_mask': _mask, '_n': _n, '_key': _key, '_sorts': _sorts, '_first': _first}, "
+            f"_grp - {len(groups)} * _sorts)")  # the version with the most sorts, else the first group's
+    con.execute(f"CREATE OR REPLACE TEMP TABLE _kept AS SELECT {values}{kept} AS _k FROM _counted "
+                "JOIN _shapes USING (_grp, _mask) GROUP BY ALL")
     con.execute(
-        "CREATE OR REPLACE TEMP TABLE _combos AS SELECT row_number() OVER (ORDER BY _folder) - 1 AS _c, * FROM ("
-        f"SELECT * FROM (SELECT _grp, _mask, {values}{folder} AS _folder, count(*) AS _n, {digest} AS _key "
-        f"FROM ({fan}) GROUP BY ALL) JOIN _shapes USING (_grp, _mask) "
-        "QUALIFY row_number() OVER (PARTITION BY _folder ORDER BY _sorts DESC, _grp) = 1) ORDER BY _c",
-        {"salt": salt})
+        f"CREATE OR REPLACE TEMP TABLE _combos AS SELECT row_number() OVER (ORDER BY _folder) - 1 AS _c, * FROM ("
+        f"SELECT _k._grp AS _grp, _k._mask AS _mask, {values}{folder} AS _folder, _k._n AS _n, _k._key AS _key, "
+        "_k._sorts AS _sorts, _k._first AS _first FROM _kept) ORDER BY _c")
+    con.execute("DROP TABLE _kept")
+    con.execute("DROP TABLE _counted")
     rank_of = "CASE p._s " + " ".join(f"WHEN {i} THEN f._r{i}" for i in range(len(route.sort_values))) + " END"
     con.execute(
         f"CREATE OR REPLACE TEMP TABLE _members AS SELECT f._idx FROM ({fan}) f JOIN _combos c "

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 import duckdb
 
-from generator.api.queries import base_meta, staged
+from generator.api.queries import base_meta, staged_by_batch
 from generator.api.routes import DetailRoute
 from generator.dataset import serialize
 from generator.dataset.schema import DatasetInfo
@@ -31,17 +31,14 @@ ANALYSIS_METHODOLOGY = {
 }
 """The company profile's ``analysis.methodology`` (``$methodology`` of its query)."""
 
-_PARAMETERS = {"methodology": ANALYSIS_METHODOLOGY}
+QUERY_PARAMETERS = {"methodology": ANALYSIS_METHODOLOGY}
+"""The parameters the detail routes' queries may name beside ``queries.sql_params``'s."""
 
 
 BATCH = 5_000
-"""Resources made and serialized at a time: the route's query is run for one batch of its order at a time
+"""Resources made at a time: the route's query is run for one batch of its order at a time
 (``_source``), and the Python side of a detail route holds one batch of bodies, whatever the dataset's size (the
 rows themselves stay in DuckDB, which spills past its memory limit)."""
-
-
-def _query(con: duckdb.DuckDBPyConnection, route: DetailRoute, info: DatasetInfo) -> tuple[str, dict[str, object]]:
-    return staged(con, route.rows_sql, info, _PARAMETERS)
 
 
 def _source(
@@ -55,13 +52,18 @@ def _source(
     of the route's table of resources (``DetailRoute.resources``) gave the ranges. A query over a whole shard of 20,000
     companies held about 500 MB of DuckDB's memory (its joins' hash tables built on the profiles' rows: a shard failed
     at 300k companies under a limit of 256 MB, and runs within 128 MB a batch at a time, its parts over every company
-    staged in a table first: ``queries.staged``)."""
-    sql, params = _query(con, route, info)
+    staged in a table first: ``queries.staged``). Each join and aggregate of a plan holds a few MB however few its
+    rows: the company profile's (about forty) held more than 64 MB for a batch of 1,000; so a file may stage parts
+    per batch too (``queries.staged_by_batch``: the stages naming ``$_first`` and ``$_last``, run before each batch's
+    rows with its first and last key)."""
+    batched, (sql, params) = staged_by_batch(con, route.rows_sql, info, QUERY_PARAMETERS)
     order = route.order
     (total,) = con.execute(f"SELECT count({order}) FROM {route.resources}").fetchone()  # type: ignore[misc]
     low, high = shard_range(total, shard)
     source = f"{route.name}_details"
     con.execute(f"DROP TABLE IF EXISTS {source}")
+    for stage, values in batched:  # empty, so that the rows' query binds
+        con.execute(stage, values | {"_first": None, "_last": None})
     con.execute(f"CREATE TEMP TABLE {source} AS SELECT {low}::BIGINT AS _n, * FROM ({sql}) WHERE false", params)
     if low >= high:
         return source, low, high
@@ -72,9 +74,11 @@ def _source(
     ).fetchall())
     for start in range(low, high, BATCH):
         end = min(start + BATCH, high)
+        batch = {"_first": bounds[start], "_last": bounds[end - 1]}
+        for stage, values in batched:
+            con.execute(stage, values | batch)
         con.execute(f"INSERT INTO {source} SELECT row_number() OVER (ORDER BY {order}) - 1 + {start} AS _n, * "
-                    f"FROM ({sql}) WHERE {order} >= $_first AND {order} <= $_last ORDER BY _n",
-                    params | {"_first": bounds[start], "_last": bounds[end - 1]})
+                    f"FROM ({sql}) WHERE {order} >= $_first AND {order} <= $_last ORDER BY _n", params | batch)
     return source, low, high
 
 
@@ -92,6 +96,25 @@ def bodies(con: duckdb.DuckDBPyConnection, route: DetailRoute, info: DatasetInfo
         yield from zip(keys, serialize.table_rows(con, route.model, source, route.order), strict=True)
     finally:
         drop(con, route)
+
+
+SERIALIZED = 1_000
+"""Resources serialized at a time: DuckDB's JSON writer holds a batch's text in its memory (5,000 company profiles
+ran past 64 MB at 300k companies)."""
+
+
+def _serialized(
+    con: duckdb.DuckDBPyConnection, route: DetailRoute, source: str, batch: str, positions: tuple[int, int],
+    keep: str, todo: list[tuple],
+) -> Iterator[bytes]:
+    """The bodies of the resources at ``positions`` of ``source`` (those of ``todo`` where ``keep`` says so), in
+    order, serialized ``SERIALIZED`` at a time through the table ``batch``."""
+    keys = {"keys": [keys[0] for keys in todo]} if keep else {}
+    for low in range(positions[0], positions[1], SERIALIZED):
+        high = min(low + SERIALIZED, positions[1])
+        con.execute(f"CREATE OR REPLACE TEMP TABLE {batch} AS SELECT * FROM {source} WHERE _n >= $low "
+                    f"AND _n < $high{keep} ORDER BY _n", {"low": low, "high": high} | keys)
+        yield from serialize.table_rows(con, route.model, batch, route.order)
 
 
 def shard_range(total: int, shard: tuple[int, int]) -> tuple[int, int]:
@@ -125,10 +148,7 @@ def detail_files(
         if not todo:
             continue
         keep = "" if len(todo) == len(found) else f" AND list_contains($keys, {first})"  # a rebuild: what renders
-        con.execute(f"CREATE OR REPLACE TEMP TABLE {batch} AS SELECT * FROM {source} WHERE _n >= $start "
-                    f"AND _n < $end{keep} ORDER BY _n",
-                    {"start": start, "end": end} | ({"keys": [keys[0] for keys in todo]} if keep else {}))
-        for keys, data in zip(todo, serialize.table_rows(con, route.model, batch, route.order), strict=True):
+        for keys, data in zip(todo, _serialized(con, route, source, batch, (start, end), keep, todo), strict=True):
             names = [str(key) for key in keys]
             unit = f"{route.name}/{names[0]}"
             body = serialize.resource(data, {"meta": meta, "links": {"self": route.file_path(names[-1])}})

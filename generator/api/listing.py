@@ -63,11 +63,16 @@ def materialize(con: duckdb.DuckDBPyConnection, route: ListRoute, info: DatasetI
     # the query's joins and aggregates and the window's buffer of every row are held at once: at 300k companies
     # `trending` then needs more than 256 MB of DuckDB's memory; in two, 256 MB is enough.
     con.execute(f"CREATE OR REPLACE TEMP TABLE _route_rows AS SELECT * FROM ({sql}) s", params)
+    # Numbered over the key's columns alone, joined back by row id: a window over whole rows held more than 64 MB
+    # of DuckDB's memory at 300k companies (``trending``'s components).
+    con.execute(f"CREATE OR REPLACE TEMP TABLE _numbers AS SELECT rowid AS _rid, "
+                f"row_number() OVER (ORDER BY {route.key}) - 1 AS _idx FROM _route_rows")
     con.execute(
-        f"CREATE OR REPLACE TEMP TABLE rows AS SELECT row_number() OVER (ORDER BY {route.key}) - 1 AS _idx, "
-        f"hash(s)::HUGEINT AS _h, hash(s, 1) AS _g, * FROM _route_rows s"
+        "CREATE OR REPLACE TEMP TABLE rows AS SELECT n._idx, hash(s)::HUGEINT AS _h, hash(s, 1) AS _g, s.* "
+        "FROM _route_rows s JOIN _numbers n ON n._rid = s.rowid"
     )
     con.execute("DROP TABLE _route_rows")
+    con.execute("DROP TABLE _numbers")
     found = con.execute(f"SELECT {ROWS_DIGEST_OF_HASHES} FROM rows").fetchone()
     return str(found[0]) if found else ""
 
@@ -86,12 +91,19 @@ def rank(con: duckdb.DuckDBPyConnection, route: ListRoute) -> None:
 
 
 BATCH = 50_000
-"""Rows serialized at a time, and positions fetched at a time (``_members``)."""
+"""Positions fetched at a time (``_members``), and the most rows serialized at a time."""
+BATCH_BYTES = 8_000_000
+"""About the bytes of rows serialized at a time: DuckDB's writer holds a batch's text in its memory (50,000 rows of
+``trending``, a few KB each, ran past 64 MB at 300k companies)."""
+FIRST_BATCH = 1_000
+"""Rows serialized first, to measure their width."""
+
 
 class Rows(Sequence[bytes]):
-    """The rows of ``rows`` (see ``materialize``) serialized once (``serialize.table_rows``, ``batch`` at a time), in
-    ``_idx`` order, held in an unlinked scratch file where the connection spills (else the system's temporary folder)
-    and read back by position: a listing task holds none of them but the page it assembles."""
+    """The rows of ``rows`` (see ``materialize``) serialized once (``serialize.table_rows``, about ``BATCH_BYTES``
+    at a time, at most ``batch`` rows), in ``_idx`` order, held in an unlinked scratch file where the connection
+    spills (else the system's temporary folder) and read back by position: a listing task holds none of them but the
+    page it assembles."""
 
     def __init__(self, con: duckdb.DuckDBPyConnection, route: ListRoute, batch: int | None = None) -> None:
         batch = batch or BATCH
@@ -102,13 +114,17 @@ class Rows(Sequence[bytes]):
         self._file = tempfile.TemporaryFile(dir=folder)  # noqa: SIM115  (closed by close())
         self._ends = array.array("q", [0])
         (total,) = con.execute("SELECT count(*) FROM rows").fetchone() or (0,)
+        start, step = 0, min(batch, FIRST_BATCH)
         try:
-            for start in range(0, total, batch):
+            while start < total:
                 con.execute("CREATE OR REPLACE TEMP TABLE _serialized AS SELECT * FROM rows "
-                            "WHERE _idx >= $1 AND _idx < $2", [start, start + batch])
+                            "WHERE _idx >= $1 AND _idx < $2", [start, start + step])
                 for data in serialize.table_rows(con, route.model, "_serialized", "_idx"):
                     self._file.write(data)
                     self._ends.append(self._ends[-1] + len(data))
+                start += step
+                width = self._ends[-1] // len(self) if len(self) else 1
+                step = max(1, min(batch, BATCH_BYTES // max(width, 1)))
         finally:
             con.execute("DROP TABLE IF EXISTS _serialized")
         self._file.flush()

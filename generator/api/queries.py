@@ -23,17 +23,38 @@ def sql_params(sql: str, info: DatasetInfo) -> dict[str, object]:
     return {name: value for name, value in known.items() if f"${name}" in sql}
 
 
-def staged(con: duckdb.DuckDBPyConnection, name: str, info: DatasetInfo, extra: dict[str, object] | None = None
+BATCH_PARAMETERS = ("_first", "_last")
+"""The parameters of a stage run once per batch of a detail route's resources (``details._source``): the batch's
+first and last key in the route's order."""
+
+
+def staged(con: duckdb.DuckDBPyConnection, name: str, info: DatasetInfo, extra: dict[str, object] | None = None,
            ) -> tuple[str, dict[str, object]]:
     """A query file's last statement (the rows) and its parameters (``sql_params``, and those of ``extra`` it names),
     after running the statements before it: they stage parts of the work into temporary tables, where a single
     plan would hold every join's and window's buffers at once (more memory than its parts one by one)."""
+    batched, last = staged_by_batch(con, name, info, extra)
+    if batched:
+        raise ValueError(f"{name}.sql stages parts per batch ({', '.join(BATCH_PARAMETERS)}): read it by batch")
+    return last
+
+
+def staged_by_batch(
+    con: duckdb.DuckDBPyConnection, name: str, info: DatasetInfo, extra: dict[str, object] | None = None,
+) -> tuple[list[tuple[str, dict[str, object]]], tuple[str, dict[str, object]]]:
+    """``staged``, but the stages that name ``BATCH_PARAMETERS`` are not run: they are returned, in order, each with
+    its parameters but those, to run before the rows of each batch."""
     text = read_sql(name)
     *stages, last = con.extract_statements(text)
     known = {**sql_params(text, info), **(extra or {})}
+    batched = []
     for stage in stages:
-        con.execute(stage.query, {k: v for k, v in known.items() if k in stage.named_parameters})
-    return last.query, {k: v for k, v in known.items() if k in last.named_parameters}
+        values = {k: v for k, v in known.items() if k in stage.named_parameters}
+        if any(p in stage.named_parameters for p in BATCH_PARAMETERS):
+            batched.append((stage.query, values))
+        else:
+            con.execute(stage.query, values)
+    return batched, (last.query, {k: v for k, v in known.items() if k in last.named_parameters})
 
 
 def base_meta(info: DatasetInfo) -> dict[str, object]:

@@ -74,10 +74,12 @@ def _pairs(route: ListRoute) -> Iterator[tuple[tuple[int, ...], str]]:
                     yield tuple(sorted(index[n] for n in names)), sort
 
 
-def _scattered_sql(route: ListRoute, chosen: tuple[int, ...], sort: str) -> str:
-    """SQL for every scattered page of the combinations of ``chosen`` under ``sort``: the path its file would have
-    (``ListRoute.file_path``) and its rows' ``_idx`` in order. A page's cost is the fewest pages holding its rows
-    among the combination's own in the default order and each filter's alone under ``sort``."""
+def _scattered_sql(route: ListRoute, chosen: tuple[int, ...], sort: str) -> list[str]:
+    """SQL statements that add every scattered page of the combinations of ``chosen`` under ``sort`` to
+    ``_scattered``: the path its file would have (``ListRoute.file_path``) and its rows' ``_idx`` in order. A page's
+    cost is the fewest pages holding its rows among the combination's own in the default order and each filter's
+    alone under ``sort``. Each numbering is made in a table of its own first, then the scattered pages, then their rows
+    (one statement for all ran past 64 MB of DuckDB's memory at 300k companies)."""
     rank, default = f"_r{route.sort_values.index(sort)}", f"_r{route.sort_values.index(route.default_sort)}"
     per_page = route.per_page
     filters = [route.filters[j] for j in chosen]
@@ -90,20 +92,29 @@ def _scattered_sql(route: ListRoute, chosen: tuple[int, ...], sort: str) -> str:
     for k in range(len(filters)):
         fanned = f"(SELECT *, {values(k)} FROM {fanned})"
     keys = ", ".join(f"v{k}" for k in range(len(filters)))
-    alone = [f"(SELECT _idx, v{k}, row_number() OVER (PARTITION BY v{k} ORDER BY {rank}) - 1 AS _p "
-             f"FROM (SELECT _idx, {rank}, {values(k)} FROM rows)) a{k}" for k in range(len(filters))]
-    joins = " ".join(f"JOIN {a} ON a{k}._idx = c._idx AND a{k}.v{k} = c.v{k}" for k, a in enumerate(alone))
+    statements = [
+        f"CREATE OR REPLACE TEMP TABLE _scattered_pair AS SELECT _idx, {keys}, "
+        f"row_number() OVER (PARTITION BY {keys} ORDER BY {rank}) - 1 AS _s, "
+        f"row_number() OVER (PARTITION BY {keys} ORDER BY {default}) - 1 AS _d FROM {fanned}"]
+    statements += [f"CREATE OR REPLACE TEMP TABLE _scattered_alone{k} AS SELECT _idx, v{k}, "
+                   f"row_number() OVER (PARTITION BY v{k} ORDER BY {rank}) - 1 AS _p "
+                   f"FROM (SELECT _idx, {rank}, {values(k)} FROM rows)" for k in range(len(filters))]
+    joins = " ".join(f"JOIN _scattered_alone{k} a{k} ON a{k}._idx = c._idx AND a{k}.v{k} = c.v{k}"
+                     for k in range(len(filters)))
     costs = ", ".join(f"count(DISTINCT a{k}._p // {per_page})" for k in range(len(filters)))
+    grouped = ", ".join(f"c.v{k}" for k in range(len(filters)))
+    statements.append(  # the pages, then their rows: counting and listing in one aggregate ran past 64 MB
+        f"CREATE OR REPLACE TEMP TABLE _scattered_pages AS SELECT {grouped}, c._s // {per_page} AS _page "
+        f"FROM _scattered_pair c {joins} GROUP BY ALL "
+        f"HAVING least(count(DISTINCT c._d // {per_page}), {costs}) > {FILES}")
     folder = " || '/' || ".join([sql_text(route.path),
                                   *(f"{sql_text(f.name + '=')} || c.v{k}" for k, f in enumerate(filters))])
-    grouped = ", ".join(f"c.v{k}" for k in range(len(filters)))
-    return (
-        f"WITH c AS (SELECT _idx, {keys}, row_number() OVER (PARTITION BY {keys} ORDER BY {rank}) - 1 AS _s, "
-        f"row_number() OVER (PARTITION BY {keys} ORDER BY {default}) - 1 AS _d FROM {fanned}) "
-        f"SELECT {folder} || {sql_text('/sort=' + sort + ',page=')} || (c._s // {per_page} + 1) || '.json' AS path, "
-        f"list(c._idx ORDER BY c._s) AS _rows FROM c {joins} GROUP BY {grouped}, c._s // {per_page} "
-        f"HAVING least(count(DISTINCT c._d // {per_page}), {costs}) > {FILES}"
-    )
+    same = " AND ".join([f"p.v{k} = c.v{k}" for k in range(len(filters))] + [f"p._page = c._s // {per_page}"])
+    statements.append(
+        f"INSERT INTO _scattered SELECT {folder} || {sql_text('/sort=' + sort + ',page=')} || (c._s // {per_page} + 1) "
+        f"|| '.json' AS path, list(c._idx ORDER BY c._s) AS _rows FROM _scattered_pair c "
+        f"JOIN _scattered_pages p ON {same} GROUP BY {grouped}, c._s // {per_page}")
+    return statements
 
 
 BATCH = 1_000
@@ -121,7 +132,11 @@ def scattered(con: duckdb.DuckDBPyConnection, route: ListRoute, size: Callable[[
     if route.index_file is None or len(route.published_sorts) < 2:
         return 0
     for chosen, sort in _pairs(route):
-        con.execute(f"INSERT INTO _scattered {_scattered_sql(route, chosen, sort)}")
+        for statement in _scattered_sql(route, chosen, sort):
+            con.execute(statement)
+    work = ("_scattered_pair", "_scattered_pages", *(f"_scattered_alone{k}" for k in range(route.sort_depth + 1)))
+    for table in work:
+        con.execute(f"DROP TABLE IF EXISTS {table}")
     paths, hashes, total = [], [], 0
     found = con.execute("SELECT path, _rows FROM _scattered")
     while batch := found.fetchmany(BATCH):

@@ -2,6 +2,8 @@
 -- order. $methodology is the analysis group's constant methodology; $as_of is the dataset's as-of date.
 -- The sector statistics (windows over every company) first, into a table: in the profiles' plan, with its joins, they
 -- held more than 128 MB of DuckDB's memory at 300k companies, for a batch of any size (details._source).
+-- Then, for each batch of companies ($_first to $_last by id), the parts made from the other tables, into three
+-- tables: the joins and aggregates of one plan for them all held more than 64 MB for a batch of 5,000.
 CREATE OR REPLACE TEMP TABLE company_sector_stats AS
 WITH valued AS (
     SELECT c.id, c.sector, v.current_valuation_usd AS valuation_usd
@@ -21,6 +23,7 @@ WITH valued AS (
 )
 SELECT * FROM sector_stats;
 
+CREATE OR REPLACE TEMP TABLE company_profile_funding AS
 WITH financials AS (
     SELECT company_id, list({
         'fiscal_year': fiscal_year, 'period_end': period_end, 'revenue_usd': revenue_usd,
@@ -53,9 +56,8 @@ WITH financials AS (
     SELECT r.company_id, r.id, r.stage, r.announced_date, r.amount_usd, r.post_money_valuation_usd, r.basis,
         coalesce(list({'id': i.id, 'slug': i.slug, 'name': i.name, 'is_lead': ri.is_lead}
                       ORDER BY ri.is_lead DESC, i.name, i.id) FILTER (WHERE i.id IS NOT NULL), []) AS investors,
-        k."transaction", r.currency_converted_from
-    FROM funding_rounds AS r
-    JOIN round_kinds AS k ON k.id = r.id
+        round_transaction(r."transaction", r.stage) AS "transaction", r.currency_converted_from
+    FROM funding_rounds AS r  -- the kind by the macro: a join on round_kinds held past 64 MB at 300k companies
     LEFT JOIN round_investors AS ri ON ri.round_id = r.id
     LEFT JOIN investors AS i ON i.id = ri.investor_id
     GROUP BY ALL
@@ -74,7 +76,18 @@ WITH financials AS (
     JOIN round_investors AS ri ON ri.round_id = r.id
     JOIN investors AS i ON i.id = ri.investor_id
     GROUP BY r.company_id
-), ipos AS (
+
+)
+SELECT c.id, coalesce(f.financials, []) AS financials, coalesce(r.rounds, []) AS rounds,
+    coalesce(r.rounds_count, 0) AS rounds_count, coalesce(ic.investors_count, 0) AS investors_count
+FROM companies AS c
+LEFT JOIN financials AS f ON f.company_id = c.id
+LEFT JOIN rounds AS r ON r.company_id = c.id
+LEFT JOIN round_investor_counts AS ic ON ic.company_id = c.id
+WHERE c.id >= $_first AND c.id <= $_last;
+
+CREATE OR REPLACE TEMP TABLE company_profile_records AS
+WITH ipos AS (
     SELECT company_id, list({
         'id': id, 'status': status, 'status_date': status_date, 'exchange': exchange, 'ticker': ticker,
         'listing_kind': listing_kind, 'filed_date': filed_date, 'expected_date': expected_date,
@@ -152,6 +165,23 @@ WITH financials AS (
     GROUP BY r.company_id
 
 )
+SELECT c.id, coalesce(i.ipos, []) AS ipos, coalesce(al.also_known_as, []) AS also_known_as,
+    coalesce(so.sources, []) AS sources
+FROM companies AS c
+LEFT JOIN ipos AS i ON i.company_id = c.id
+LEFT JOIN alias_lists AS al ON al.company_id = c.id
+LEFT JOIN source_lists AS so ON so.company_id = c.id
+WHERE c.id >= $_first AND c.id <= $_last;
+
+CREATE OR REPLACE TEMP TABLE company_profile_figures AS
+SELECT c.id, cf.total_raised_usd, cf.last_round_stage, cf.last_round_date, cf.other_transactions_usd,
+    cf.last_round_post_money_usd, rv.revenue_usd, rv.revenue_growth, sp.latest_valuation_usd, sp.latest_month
+FROM companies AS c
+LEFT JOIN company_funding AS cf ON cf.company_id = c.id
+LEFT JOIN company_revenue AS rv ON rv.company_id = c.id
+LEFT JOIN company_secondary AS sp ON sp.company_id = c.id
+WHERE c.id >= $_first AND c.id <= $_last;
+
 SELECT
     c.id, c.slug, c.name, c.sector, s.name AS sector_name, c.country, n.name AS country_name, c.status,
     c.founded_year, c.headquarters_city, c.website, c.description, c.valuation_usd, c.valuation_date,
@@ -163,43 +193,37 @@ SELECT
     CASE WHEN c.acquirer <> '' THEN
         {'acquirer': c.acquirer, 'acquired_date': c.acquired_date, 'price_usd': c.acquisition_price_usd} END
         AS acquisition,
-    coalesce(f.financials, []) AS financials,
-    {'total_raised_usd': cf.total_raised_usd, 'rounds_count': coalesce(r.rounds_count, 0),
-     'investors_count': coalesce(ic.investors_count, 0), 'last_round_stage': cf.last_round_stage,
-     'last_round_date': cf.last_round_date, 'rounds': coalesce(r.rounds, []),
-     'other_transactions_usd': cf.other_transactions_usd} AS funding,
-    coalesce(i.ipos, []) AS ipos,
-    {'valuation_to_revenue': round(CASE WHEN rv.revenue_usd > 0 THEN st.valuation_usd / rv.revenue_usd END, 2),
-     'revenue_growth': round(rv.revenue_growth, 4),
+    pf.financials,
+    {'total_raised_usd': fg.total_raised_usd, 'rounds_count': pf.rounds_count,
+     'investors_count': pf.investors_count, 'last_round_stage': fg.last_round_stage,
+     'last_round_date': fg.last_round_date, 'rounds': pf.rounds,
+     'other_transactions_usd': fg.other_transactions_usd} AS funding,
+    pr.ipos,
+    {'valuation_to_revenue': round(CASE WHEN fg.revenue_usd > 0 THEN st.valuation_usd / fg.revenue_usd END, 2),
+     'revenue_growth': round(fg.revenue_growth, 4),
      'sector_rank': st.sector_rank::INTEGER,
      'sector_companies': st.sector_companies::INTEGER,
      'sector_percentile': round(st.sector_percentile, 4),
-     'months_since_last_round': CASE WHEN cf.last_round_date IS NOT NULL
-                                     THEN date_diff('month', cf.last_round_date, $as_of::DATE) END,
-     'latest_secondary_valuation_usd': sp.latest_valuation_usd,
-     'latest_secondary_month': strftime(sp.latest_month, '%Y-%m'),
+     'months_since_last_round': CASE WHEN fg.last_round_date IS NOT NULL
+                                     THEN date_diff('month', fg.last_round_date, $as_of::DATE) END,
+     'latest_secondary_valuation_usd': fg.latest_valuation_usd,
+     'latest_secondary_month': strftime(fg.latest_month, '%Y-%m'),
      'secondary_premium_to_last_round':
-        round(CASE WHEN cf.last_round_post_money_usd > 0 AND sp.latest_valuation_usd IS NOT NULL
-                   THEN sp.latest_valuation_usd / cf.last_round_post_money_usd - 1 END, 4),
+        round(CASE WHEN fg.last_round_post_money_usd > 0 AND fg.latest_valuation_usd IS NOT NULL
+                   THEN fg.latest_valuation_usd / fg.last_round_post_money_usd - 1 END, 4),
      'methodology': $methodology} AS analysis,
     cv.valuation_is_current,
     c.valuation_currency_converted_from,
     CASE WHEN c.unicorn_date IS NOT NULL THEN {'date_joined': c.unicorn_date, 'source': c.unicorn_date_source} END
         AS unicorn,
-    coalesce(al.also_known_as, []) AS also_known_as,
-    coalesce(so.sources, []) AS sources
+    pr.also_known_as,
+    pr.sources
 FROM companies AS c
 JOIN sectors AS s ON s.slug = c.sector
 JOIN countries AS n ON n.code = c.country
 LEFT JOIN exchanges AS e ON e.slug = c.exchange
 JOIN company_valuation AS cv ON cv.company_id = c.id
 JOIN company_sector_stats AS st ON st.id = c.id
-LEFT JOIN financials AS f ON f.company_id = c.id
-LEFT JOIN rounds AS r ON r.company_id = c.id
-LEFT JOIN round_investor_counts AS ic ON ic.company_id = c.id
-LEFT JOIN company_funding AS cf ON cf.company_id = c.id
-LEFT JOIN ipos AS i ON i.company_id = c.id
-LEFT JOIN company_revenue AS rv ON rv.company_id = c.id
-LEFT JOIN company_secondary AS sp ON sp.company_id = c.id
-LEFT JOIN alias_lists AS al ON al.company_id = c.id
-LEFT JOIN source_lists AS so ON so.company_id = c.id
+JOIN company_profile_funding AS pf ON pf.id = c.id
+JOIN company_profile_records AS pr ON pr.id = c.id
+JOIN company_profile_figures AS fg ON fg.id = c.id
