@@ -134,6 +134,17 @@ def test_dates_and_nulls() -> None:
     assert serialize.duckdb_rows(con, Row, "t", "n") is None
 
 
+def test_a_row_too_large_for_duckdbs_memory_goes_to_pydantic() -> None:
+    """DuckDB writes a row's text in one piece of its memory: a row larger than its limit leaves room for is written
+    by the model instead, the same bytes (an industry lists every company of its sector)."""
+    con = _table([(1, 0.5, None, "a", ["x"]), (2, None, None, None, [f"company-{i:07d}" for i in range(200_000)])])
+    expected = _by_model(con, Row, "t", "n")
+    assert serialize.duckdb_rows(con, Row, "t", "n") == expected  # within the default limit, DuckDB writes it
+    con.execute("SET memory_limit = '24MB'")  # DuckDB's writer needs more than this, the values less
+    assert serialize.duckdb_rows(con, Row, "t", "n") is None
+    assert serialize.table_rows(con, Row, "t", "n") == expected
+
+
 def test_columns_that_do_not_fit_go_to_pydantic() -> None:
     con = duckdb.connect()
     con.execute("CREATE TABLE a AS SELECT 1 AS n, 1.5::DECIMAL(4,1) AS x, NULL::DATE AS d, 's' AS s, ['t'] AS tags")

@@ -26,11 +26,15 @@ def test_threads_render_the_bytes_of_the_processes_in_the_build_process(
 ) -> None:
     local = build(BuildConfig(DATA, tmp_path / "local", workers=2))
     seen: list[tuple[int, str, int]] = []  # (process, thread, live child processes) of each task
+    left: list[str] = []  # temporary tables in a thread's database after a task (the next task's would start with)
     run_task = fanout.run_task
 
     def recording(*args: object) -> object:
         seen.append((os.getpid(), threading.current_thread().name, len(multiprocessing.active_children())))
-        return run_task(*args)  # type: ignore[arg-type]
+        done = run_task(*args)  # type: ignore[arg-type]
+        con = fanout._connections[threading.get_ident()][1]
+        left.extend(t for (t,) in con.execute("SELECT table_name FROM duckdb_tables() WHERE temporary").fetchall())
+        return done
 
     monkeypatch.setattr(fanout, "run_task", recording)
     messages: list[str] = []
@@ -41,6 +45,7 @@ def test_threads_render_the_bytes_of_the_processes_in_the_build_process(
     assert seen and {pid for pid, _, _ in seen} == {os.getpid()}  # not a worker process's
     assert {name.split("_")[0] for _, name, _ in seen} == {"render"} and len({n for _, n, _ in seen}) <= 2
     assert {children for _, _, children in seen} == {0}  # the validating processes stopped first
+    assert left == []  # each task drops the tables it made (``render.render_task``)
     assert not fanout._connections  # each thread's database closed with the pool
     again = build(BuildConfig(DATA, tmp_path / "threads", workers=2, engine="threads", force=True))
     assert again.written == 0 and tree_digests(tmp_path / "threads") == tree_digests(tmp_path / "local")

@@ -8,16 +8,19 @@ import threading
 
 from generator.output.staged import SCRATCH_DIR
 
-MEMORY_LIMIT = "128MB"
+MEMORY_LIMIT = "64MB"
 """DuckDB's memory limit of each database of a build (the build process's, each worker's or render thread's, each Dask
 task thread's): past it, temporary tables and the operators that can spill do so into a folder of the staging folder's
 scratch space (``duckdb_config``). Its buffer pool also caches the input tables' blocks, read from their database file
-(``database.attach``) and evicted under the limit. A listing route's rows are made in a table, then numbered
-(``listing.materialize``) and ranked over the sorts' columns alone (``listing.rank``), its combinations counted,
-listed and ordered by operators that spill (``generator.api.combinations``); a profile shard's rows are made
-``details.BATCH`` at a time (``details._source``); a query whose single plan would hold many joins' and windows'
-buffers at once stages its parts in tables first (``queries.staged``). At 300k companies every route and every
-shard runs at 128 MB (one process each: BENCHMARKS.md); the limit was 512 MB, then 256 MB, before these."""
+(``database.attach``) and evicted under the limit. A listing route's rows are made in a table, then numbered over
+the key alone (``listing.materialize``) and ranked over the sorts' columns alone (``listing.rank``), its combinations
+counted a group of filters at a time, listed and ordered by operators that spill (``generator.api.combinations``),
+its scattered pages found a step at a time (``generator.api.scattered``); a profile shard's rows are made
+``details.BATCH`` at a time, their parts staged per batch (``details._source``), and serialized ``details.SERIALIZED``
+at a time; rows are sorted before DuckDB writes them as JSON (``serialize.duckdb_rows``); a query whose single plan
+would hold many joins' and windows' buffers at once stages its parts in tables first (``queries.staged``). At 300k
+companies every task runs at 64 MB (one process each: BENCHMARKS.md); the limit was 512 MB, then 256 MB, then
+128 MB, before these."""
 
 
 ALLOCATOR = {"allocator_flush_threshold": "16MB", "allocator_bulk_deallocation_flush_threshold": "16MB"}

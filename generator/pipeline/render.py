@@ -5,6 +5,7 @@ route whole or one shard of a detail route's resources through its own ``StagedF
 
 from __future__ import annotations
 
+import contextlib
 import functools
 from dataclasses import dataclass, field
 
@@ -110,15 +111,27 @@ def render_exports(
 def render_task(
     con: duckdb.DuckDBPyConnection, task: Task, info: DatasetInfo, place: Place, digests: Previous | None,
 ) -> RouteResult:
+    """Render one task on ``con`` (a database that may run one task after the other), then drop the temporary tables
+    it made: the next task starts with DuckDB's memory free of them."""
     name, number, count = task
-    if name == EXPORT_ROUTE.name:
-        return render_exports(con, info, place, digests)
-    for detail in DETAIL_ROUTES:
-        if detail.name == name:
-            return render_details(con, detail, info, place.staging, place.previous, digests, place.recycled,
-                                  (number, count))
-    route = next(r for r in LIST_ROUTES if r.name == name)
-    return render_route(con, route, info, place.staging, place.previous, digests, place.recycled)
+    before = _temporary_tables(con)
+    try:
+        if name == EXPORT_ROUTE.name:
+            return render_exports(con, info, place, digests)
+        for detail in DETAIL_ROUTES:
+            if detail.name == name:
+                return render_details(con, detail, info, place.staging, place.previous, digests, place.recycled,
+                                      (number, count))
+        route = next(r for r in LIST_ROUTES if r.name == name)
+        return render_route(con, route, info, place.staging, place.previous, digests, place.recycled)
+    finally:
+        with contextlib.suppress(duckdb.Error):  # interrupted (a failed build): the connection is being closed
+            for table in _temporary_tables(con) - before:
+                con.execute(f'DROP TABLE IF EXISTS temp."{table}"')
+
+
+def _temporary_tables(con: duckdb.DuckDBPyConnection) -> set[str]:
+    return {table for (table,) in con.execute("SELECT table_name FROM duckdb_tables() WHERE temporary").fetchall()}
 
 
 def place_of(writer: OutputWriter, sources: dict[str, str] | None = None) -> Place:
