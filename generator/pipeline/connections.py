@@ -8,7 +8,7 @@ import threading
 
 from generator.output.staged import SCRATCH_DIR
 
-MEMORY_LIMIT = "64MB"
+MEMORY_LIMIT = "128MB"
 """DuckDB's memory limit of each database of a build (the build process's, each worker's or render thread's, each Dask
 task thread's): past it, temporary tables and the operators that can spill do so into a folder of the staging folder's
 scratch space (``duckdb_config``). Its buffer pool also caches the input tables' blocks, read from their database file
@@ -19,8 +19,9 @@ its scattered pages found a step at a time (``generator.api.scattered``); a prof
 ``details.BATCH`` at a time, their parts staged per batch (``details._source``), and serialized ``details.SERIALIZED``
 at a time; rows are sorted before DuckDB writes them as JSON (``serialize.duckdb_rows``); a query whose single plan
 would hold many joins' and windows' buffers at once stages its parts in tables first (``queries.staged``). At 300k
-companies every task runs at 64 MB (one process each: BENCHMARKS.md); the limit was 512 MB, then 256 MB, then
-128 MB, before these."""
+companies every task runs at 64 MB (one process each; a whole build too: BENCHMARKS.md), but a 100k build failed
+there (a company-profile shard's batch of 5,000 with more rounds than the 300k data's): 128 MB leaves every task
+room. The limit was 512 MB, then 256 MB, before these."""
 
 
 ALLOCATOR = {"allocator_flush_threshold": "16MB", "allocator_bulk_deallocation_flush_threshold": "16MB"}
