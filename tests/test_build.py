@@ -383,10 +383,10 @@ def test_a_failed_task_stops_the_other_workers(
 
 def test_a_results_filter_values_come_back_as_they_were_packed() -> None:
     """A finished task hands its filter values back packed (one string per filter): unpacked, they are the lists."""
+    from generator.api.combinations import pack
     from generator.pipeline.render import RouteResult
 
     values = {"company": ["acme", "beta-co", "zeta"], "tag": [], "blank": [""], "sector": ["fintech"]}
-    result = RouteResult("news", domains={name: list(found) for name, found in values.items()})
-    result.pack()
-    assert result.domains == {} and result.values() == values
-    assert all(isinstance(text, str) for _, text in result.packed.values())
+    result = RouteResult("news", domains={name: pack(list(found)) for name, found in values.items()})
+    assert result.values() == values
+    assert all(isinstance(text, str) for _, text in result.domains.values())

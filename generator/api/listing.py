@@ -24,9 +24,11 @@ import duckdb
 from generator.api.combinations import (
     ROWS_DIGEST_OF_HASHES,
     TEMP_TABLES,
+    Domains,
     Refinements,
     combinations,
-    singles,
+    domains,
+    pack,
     typed,
     walk,
 )
@@ -268,27 +270,18 @@ def _pages(
         )), inputs)
 
 
-def _domains(route: ListRoute, single: list[tuple[str, str]]) -> dict[str, list[str]]:
-    """Each filter's values that have files, in value order, from the (filter, value) of every one-filter
-    combination."""
-    by_name = {f.name: f for f in route.filters}
-    return {
-        flt.name: sorted({v for n, v in single if n == flt.name}, key=lambda v: (typed(by_name[flt.name], v), v))
-        for flt in route.filters
-    }
-
-
-def domains_of(route: ListRoute, paths: list[str]) -> dict[str, list[str]]:
-    """``_domains`` from the route's page paths (output-relative): a one-filter combination is the folder
-    ``<route>/<filter>=<value>`` right above a page."""
+def domains_of(route: ListRoute, paths: list[str]) -> Domains:
+    """``combinations.domains`` from the route's page paths (output-relative; their files carried over): a
+    one-filter combination is the folder ``<route>/<filter>=<value>`` right above a page."""
     prefix = route.path.lstrip("/") + "/"
-    single = []
+    found: dict[str, set[str]] = {f.name: set() for f in route.filters}
     for path in paths:
         parts = path[len(prefix):].split("/") if path.startswith(prefix) else []
         if len(parts) == 2 and "=" in parts[0]:
             name, _, value = parts[0].partition("=")
-            single.append((name, value))
-    return _domains(route, single)
+            if name in found:
+                found[name].add(value)
+    return {flt.name: pack(sorted(found[flt.name], key=lambda v, f=flt: (typed(f, v), v))) for flt in route.filters}
 
 
 def _indexed(con: duckdb.DuckDBPyConnection, route: ListRoute, rows: Rows, meta: bytes) -> Iterator[Page]:
@@ -309,7 +302,7 @@ def _indexed(con: duckdb.DuckDBPyConnection, route: ListRoute, rows: Rows, meta:
 
 def render(
     con: duckdb.DuckDBPyConnection, route: ListRoute, info: DatasetInfo,
-    domains_out: dict[str, list[str]] | None = None, reuse: Reuse | None = None,
+    domains_out: Domains | None = None, reuse: Reuse | None = None,
 ) -> Iterator[Page]:
     """Every page of one listing route that has rows: each non-empty combination, each of its sorts, each page,
     from the rows ``materialize`` made.
@@ -326,7 +319,7 @@ def render(
         yield from _indexed(con, route, rows, meta)
         found = combinations(con, route, unit_key(meta))
         if domains_out is not None:
-            domains_out.update(_domains(route, singles(con, route)))
+            domains_out.update(domains(con, route))
         positions = _Positions(con, BATCH)
         everything = route.sort_values
         for key, folder, count, inputs, shape, refinements in walk(con, route, found):

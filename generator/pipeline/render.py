@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 import duckdb
 
 from generator.api import details, exports, listing
+from generator.api.combinations import Domains, unpack
 from generator.api.registry import DETAIL_ROUTES, EXPORT_ROUTE, LIST_ROUTES, ListRoute
 from generator.api.routes import DetailRoute
 from generator.dataset.schema import DatasetInfo
@@ -24,12 +25,8 @@ from generator.pipeline.work import Task
 @dataclass
 class RouteResult:
     name: str
-    domains: dict[str, list[str]] = field(default_factory=dict)
-    """Allowed values of each filter: the ones that have files (until ``pack``)."""
-    packed: dict[str, tuple[int, str]] = field(default_factory=dict)
-    """``domains`` as a finished task hands them back (``pack``): each filter's values in one string, NUL-separated,
-    with their count. A filter with a value per company holds about 240,000 at 300k companies: as lists of strings,
-    the build process held about 70 MiB of them while it waited for the other tasks."""
+    domains: Domains = field(default_factory=dict)
+    """Each filter's allowed values: the ones that have files (packed: ``combinations.Domains``)."""
     files: StagedFiles | None = None
     """What the route wrote (or carried over from the previous output), without the previous manifest."""
     examples: list[str] = field(default_factory=list)
@@ -39,14 +36,9 @@ class RouteResult:
     def stats(self) -> WriteStats:
         return self.files.stats if self.files is not None else WriteStats()
 
-    def pack(self) -> None:
-        """Move ``domains`` into ``packed``."""
-        self.packed = {name: (len(values), "\0".join(values)) for name, values in self.domains.items()}
-        self.domains = {}
-
     def values(self) -> dict[str, list[str]]:
         """Each filter's allowed values (unpacked)."""
-        return {name: text.split("\0") if count else [] for name, (count, text) in self.packed.items()}
+        return {name: unpack(packed) for name, packed in self.domains.items()}
 
 
 def render_route(
@@ -66,7 +58,6 @@ def render_route(
             files.write(page.path, page.body, unit, page.inputs)
     else:
         result.domains = listing.domains_of(route, files.carried(unit))
-    result.pack()
     files.detach()
     return result
 
