@@ -1,7 +1,7 @@
 """The query index's codes in arrays (generator/api/compact.py): the values and codes ``coded`` gives are the ones a
 plain list of lists would hold (values sorted as Python sorts their ``str``, a row's codes sorted and distinct),
 compare equal to those lists, and the index writes the same bytes from either; ``Lists.inverted`` gives each
-code's rows in order."""
+code's rows in order; ``numbered`` gives a number filter's rows as the list of numbers would, with the same bytes."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from generator.api.compact import Codes, Lists, coded
+from generator.api.compact import Codes, Lists, Numbers, coded, numbered
 from generator.api.query_index import decode, encode
 
 MULTI = [["b", "a", "b"], None, [], [10, 9, "a"], ["c"]]
@@ -66,3 +66,28 @@ def test_inverted_gives_each_codes_rows_in_order() -> None:
 def test_of_gives_the_codes_of_some_rows() -> None:
     assert list(coded(iter(MULTI), True)["codes"].of([3, 1, 0])) == [0, 1, 2, 2, 3]
     assert list(coded(iter(SINGLE), False)["codes"].of([5, 1, 4])) == [3, 1]
+
+
+NUMBERS = [2015, None, 1999, 2015, 20_000_000_000, None, 9]
+"""A number filter's rows: repeated, none, numbers of different lengths (9 sorts after 20,000,000,000 as text)."""
+
+
+@pytest.mark.parametrize("found", [NUMBERS, [], [None, None], [7]])
+def test_numbers_are_the_plain_list_and_write_the_same_bytes(found: list[Any]) -> None:
+    def index(entry: dict[str, Any]) -> bytes:
+        return encode({"route": "/api/x", "rows": len(found), "per_page": 50, "order": "name",
+                       "filters": {"f": entry}, "orders": {}, "scattered": 0})
+
+    numbers = numbered(iter(found))
+    assert isinstance(numbers, Numbers) and numbers == found and found == numbers
+    assert [numbers[i] for i in range(len(found))] == found and numbers[1:4] == found[1:4]
+    assert numbers == numbered(iter(found)) and {"numbers": numbers} == {"numbers": numbered(iter(found))}
+    raw = index({"numbers": numbers})
+    assert raw == index({"numbers": list(found)})
+    assert decode(raw)["filters"]["f"] == {"numbers": found}
+
+
+def test_numbers_differ_where_a_row_does() -> None:
+    assert numbered(iter(NUMBERS)) != [2015, None, 1999, 2015, 20_000_000_000, None, 10]
+    assert numbered(iter(NUMBERS)) != numbered(iter([2015, None, 1999, 2015, 20_000_000_000, 9, None]))
+    assert numbered(iter(["12", 3.0])) == [12, 3]

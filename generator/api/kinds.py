@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from generator.api.compact import coded
+from generator.api.compact import coded, numbered
 
 WORD_MAX = 40
 """Longest indexed word of a whole-word text filter (``q`` on /api/companies and /api/pre-ipos), in characters."""
@@ -194,7 +194,7 @@ class Number(Kind):
         return int(value)
 
     def index_entry(self, flt: FilterLike, found: Iterable[Any]) -> dict[str, Any]:
-        return {"numbers": [None if v is None else int(v) for v in found]}
+        return {"numbers": numbered(found)}
 
     def published_values(self, values: list[str]) -> list[int] | None:
         return [int(v) for v in values]
@@ -347,7 +347,7 @@ class Since(Kind):
         return True
 
     def index_entry(self, flt: FilterLike, found: Iterable[Any]) -> dict[str, Any]:
-        return {"numbers": [None if v is None else int(v) for v in found]}
+        return {"numbers": numbered(found)}
 
     def describe(self, flt: FilterLike, values: list[str], vocabulary: Vocabulary) -> dict[str, Any]:
         return {"value": "date", "compare": "ge", "pattern": self.pattern,

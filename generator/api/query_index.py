@@ -37,7 +37,7 @@ from typing import Any
 
 import duckdb
 
-from generator.api.compact import Codes, Lists
+from generator.api.compact import Codes, Lists, Numbers
 from generator.api.registry import Filter, ListRoute
 
 BATCH = 10_000
@@ -116,7 +116,10 @@ class _Arrays:
 def _entry(entry: dict[str, Any] | str, arrays: _Arrays) -> dict[str, Any] | str:
     if isinstance(entry, str):
         return entry
-    if "numbers" in entry:
+    if isinstance(entry.get("numbers"), Numbers):
+        numbers = entry["numbers"]
+        return {"table": arrays.add([float(n) for n in numbers.table], 8), "codes": arrays.add(numbers.plus_one)}
+    if "numbers" in entry:  # a plain list (tests/test_compact.py's oracle)
         table = sorted({n for n in entry["numbers"] if n is not None})
         code = {n: i + 1 for i, n in enumerate(table)}
         return {"table": arrays.add([float(n) for n in table], 8),
