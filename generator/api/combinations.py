@@ -28,6 +28,11 @@ def typed(flt: Filter, value: str) -> str | int:
     return flt.kind.typed(value)
 
 
+def numeric(flt: Filter) -> bool:
+    """Whether the filter's values are numbers (ordered as numbers, in its facets and its allowed values)."""
+    return isinstance(typed(flt, "0"), int)
+
+
 class Shape(NamedTuple):
     """What a combination's group and applied filters decide: its sorts (``ListRoute.sorts_for``) and, as indexes
     into ``sort_values`` in that order, those that have pages (beyond the route's ``sort_depth`` filters, or in a
@@ -147,7 +152,7 @@ def _facets(con: duckdb.DuckDBPyConnection, route: ListRoute) -> None:
     for j, flt in enumerate(route.filters):
         if not flt.faceted:
             continue
-        number = isinstance(typed(flt, "0"), int)
+        number = numeric(flt)
         parent = _folder_sql(route, {k: f"ch._v{k}" for k in range(width) if k != j})
         parts.append(
             f"SELECT p._c AS _pc, {j} AS _f, ch._v{j} AS _value, "
@@ -193,7 +198,7 @@ def domains(con: duckdb.DuckDBPyConnection, route: ListRoute) -> Domains:
     applied = " + ".join(f"(_v{j} IS NOT NULL)::INTEGER" for j in range(width))
     out: Domains = {}
     for j, flt in enumerate(route.filters):
-        order = "TRY_CAST(v AS BIGINT), v" if isinstance(typed(flt, "0"), int) else "v"
+        order = "TRY_CAST(v AS BIGINT), v" if numeric(flt) else "v"
         count, text = con.execute(
             f"SELECT count(*), coalesce(string_agg(v, chr(0) ORDER BY {order}), '') FROM (SELECT DISTINCT _v{j} AS v "
             f"FROM _combos WHERE {applied} = 1 AND _v{j} IS NOT NULL)").fetchone() or (0, "")

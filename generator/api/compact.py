@@ -13,7 +13,7 @@ from __future__ import annotations
 import array
 import itertools
 import typing
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 
@@ -133,37 +133,45 @@ class Numbers(Codes):
         return None if place is None else self.table[place]
 
 
+def _ordered(first: dict[Any, int]) -> tuple[list[Any], array.array[int]]:
+    """The values of ``first`` (a value -> its code in the order met) sorted, and for each such code the value's
+    place among them."""
+    values = sorted(first)
+    final = array.array("i", bytes(4 * len(values)))
+    for place, value in enumerate(values):
+        final[first[value]] = place
+    return values, final
+
+
+def _one_a_row(found: Iterable[Any], key: Callable[[Any], Any]) -> tuple[list[Any], array.array[int]]:
+    """The values (``key`` of each row's, sorted) and each row's place among them plus one (0: none)."""
+    first: dict[Any, int] = {}
+    flat = array.array("i", (0 if v is None else first.setdefault(key(v), len(first)) + 1 for v in found))
+    values, final = _ordered(first)
+    del first
+    return values, array.array("i", (final[c - 1] + 1 if c else 0 for c in flat))
+
+
 def numbered(found: Iterable[Any]) -> Numbers:
     """``Numbers`` from each row's number (None: none), as whole numbers."""
-    first: dict[int, int] = {}  # a number -> its place in the order met
-    flat = array.array("i", (0 if v is None else first.setdefault(int(v), len(first)) + 1 for v in found))
-    table = array.array("q", sorted(first))
-    final = array.array("i", bytes(4 * len(table)))
-    for place, number in enumerate(table):
-        final[first[number]] = place
-    del first
-    return Numbers(table, array.array("i", (final[c - 1] + 1 if c else 0 for c in flat)))
+    table, plus_one = _one_a_row(found, int)
+    return Numbers(array.array("q", table), plus_one)
 
 
 def coded(found: Iterable[Any], multi: bool) -> dict[str, Any]:
     """The values (sorted as Python sorts their ``str``) and each row's code into them from each row's value
     (None: none), or with ``multi`` each row's sorted codes from its list of values (None or empty: none)."""
-    first: dict[str, int] = {}  # a value -> its code in the order met
-    if multi:
-        starts, flat = array.array("q", [0]), array.array("i")
-        for vs in found:
-            if vs:
-                flat.extend({first.setdefault(str(v), len(first)) for v in vs})
-            starts.append(len(flat))
-    else:
-        flat = array.array("i", (0 if v is None else first.setdefault(str(v), len(first)) + 1 for v in found))
-    values = sorted(first)
-    final = array.array("i", bytes(4 * len(values)))
-    for code, value in enumerate(values):
-        final[first[value]] = code
-    del first
     if not multi:
-        return {"values": values, "codes": Codes(array.array("i", (final[c - 1] + 1 if c else 0 for c in flat)))}
+        values, plus_one = _one_a_row(found, str)
+        return {"values": values, "codes": Codes(plus_one)}
+    first: dict[str, int] = {}  # a value -> its code in the order met
+    starts, flat = array.array("q", [0]), array.array("i")
+    for vs in found:
+        if vs:
+            flat.extend({first.setdefault(str(v), len(first)) for v in vs})
+        starts.append(len(flat))
+    values, final = _ordered(first)
+    del first
     flat = array.array("i", (final[c] for c in flat))
     for a, b in itertools.pairwise(starts):
         if b - a > 1:
