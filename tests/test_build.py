@@ -21,6 +21,7 @@ from generator.cli import main
 from generator.dataset.load import DataError
 from generator.output.writer import OutputError, OutputWriter
 from generator.pipeline.build import BuildConfig, build
+from generator.pipeline.connections import TASK_LIMITS
 from generator.pipeline.failures import TaskError
 
 from .conftest import ROOT, TINY
@@ -310,6 +311,7 @@ def test_a_failed_render_task_is_named_first_and_the_output_stays_whole(
     error = ("Error: render task /api/companies (listing route `companies`, all its pages) failed: "
              f"duckdb.OutOfMemoryException: {OUT_OF_MEMORY} (DuckDB's memory limit in each worker's database is ")
     assert error in result.stderr and f"; the previous output in {out} is intact\n" in result.stderr
+    assert f"while a task runs; this one was tried again at {' and '.join(TASK_LIMITS[1:])})" in result.stderr
     assert "Traceback" not in result.output and "Possible solutions" not in result.output
     lines = result.stderr.splitlines()
     reported = next(i for i, line in enumerate(lines) if line.startswith("Error: "))

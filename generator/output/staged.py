@@ -370,6 +370,25 @@ class StagedFiles:
             self.unit_runs.append(unit_run(self.unit_keys, os.path.join(self._staging, SCRATCH_DIR, "manifest")))
             self.unit_keys = {}
 
+    def discard(self) -> None:
+        """Remove every file this writer wrote or carried into the staging folder (those recorded, and those in its
+        run files) with its run files, and forget them: a task that failed is rendered again from the start by a new
+        writer (``render.render_task``). The folders it made stay: the new try writes the same paths."""
+        for run in self.runs:
+            with open(run, encoding="utf-8", newline="") as handle:
+                for line in handle:
+                    self._remove(line[: line.index("\t")])
+        for key in self.digests:
+            self._remove(key)
+        for run in self.runs + self.unit_runs:
+            os.remove(run)
+        self.stats, self._kinds, self.digests, self.rewritten = WriteStats(), {}, {}, set()
+        self.file_units, self.unit_keys, self.file_inputs, self.runs, self.unit_runs = {}, {}, {}, [], []
+
+    def _remove(self, key: str) -> None:
+        with contextlib.suppress(FileNotFoundError):
+            os.remove(self._new_prefix + key)
+
     def merge(self, other: StagedFiles) -> None:
         """Count in what another ``StagedFiles`` (a worker's, detached) wrote into the same staging folder; a path
         both wrote is found when the runs are merged (``merge_runs``)."""

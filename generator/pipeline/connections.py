@@ -20,8 +20,16 @@ its scattered pages found a step at a time (``generator.api.scattered``); a prof
 at a time; rows are sorted before DuckDB writes them as JSON (``serialize.duckdb_rows``); a query whose single plan
 would hold many joins' and windows' buffers at once stages its parts in tables first (``queries.staged``). At 300k
 companies every task runs at 64 MB (one process each; a whole build too: BENCHMARKS.md), but a 100k build failed
-there (a company-profile shard's batch of 5,000 with more rounds than the 300k data's): 128 MB leaves every task
-room. The limit was 512 MB, then 256 MB, before these."""
+there (a company-profile shard's batch of 5,000 with more rounds than the 300k data's): a render task starts at
+``TASK_LIMITS[0]`` and is tried again at the next limits when it runs out (``render.render_task``); the build process
+and the validation keep this one. The limit was 512 MB, then 256 MB, before these."""
+
+TASK_LIMITS = ("64MB", "128MB", "256MB")
+"""DuckDB's memory limit while a render task runs, then for each new try of a task that ran out of it: its files of
+the failed try removed, it is rendered again from the start at the next limit (``render.render_task``); past the
+last, the build fails naming the task. What a task needs grows with its data (at 64 MB every task fit the 300k data
+but one company-profile shard of the 100k data did not): the retry gives any dataset that margin, and spends it
+only on the task that needs it."""
 
 
 ALLOCATOR = {"allocator_flush_threshold": "16MB", "allocator_bulk_deallocation_flush_threshold": "16MB"}

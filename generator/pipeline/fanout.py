@@ -37,7 +37,7 @@ from generator.dataset import database
 from generator.dataset.schema import TABLES, DatasetInfo
 from generator.output.manifest import Previous, read_previous
 from generator.output.writer import OutputWriter
-from generator.pipeline.connections import MEMORY_LIMIT, duckdb_config, spill_folder
+from generator.pipeline.connections import TASK_LIMITS, duckdb_config, spill_folder
 from generator.pipeline.failures import TaskError
 from generator.pipeline.render import Place, RouteResult, place_of, render_task
 from generator.pipeline.work import Task, order, tasks
@@ -88,7 +88,7 @@ def _warm(place: Place | None = None) -> None:
 
 def _database(tables: str, place: Place) -> duckdb.DuckDBPyConnection:
     """A worker's own database: the tables' database file opened read-only (``database.attach``), and the views;
-    spilling into the staging folder's scratch space past ``MEMORY_LIMIT``."""
+    spilling into the staging folder's scratch space past its memory limit (``render.render_task`` sets it)."""
     con = duckdb.connect(":memory:", config=duckdb_config(spill_folder(place.staging), 1))
     con.execute("SET enable_progress_bar = false")
     database.attach(con, tables)
@@ -215,7 +215,8 @@ class WorkerPool:
 
 def _failed(task: Task, error: BaseException) -> TaskError:
     out_of_memory = isinstance(error, duckdb.OutOfMemoryException)
-    limit = f"DuckDB's memory limit in each worker's database is {MEMORY_LIMIT}"
+    limit = (f"DuckDB's memory limit in each worker's database is {TASK_LIMITS[0]} while a task runs; "
+             f"this one was tried again at {' and '.join(TASK_LIMITS[1:])}")
     return TaskError(task, error, limit if out_of_memory else "")
 
 
@@ -324,7 +325,8 @@ class Listings:
         left = elapsed / len(done) * (total - len(done))
         files = sum(r.stats.files for r in done)
         eta = f", about {left:.0f}s left" if len(done) < total else ""
-        self._progress(f"listings: {len(done)}/{total} parts ({done[-1].name}), {files:,} files, "
+        retried = f", rendered again at {done[-1].limit} of DuckDB's memory" if done[-1].limit else ""
+        self._progress(f"listings: {len(done)}/{total} parts ({done[-1].name}{retried}), {files:,} files, "
                        f"{elapsed:.0f}s{eta}")
 
     def __exit__(self, *exc: object) -> None:

@@ -19,6 +19,7 @@ from generator.dataset.schema import DatasetInfo
 from generator.output.manifest import Previous, unit_key
 from generator.output.staged import LISTING_UNIT, StagedFiles, WriteStats
 from generator.output.writer import OutputWriter
+from generator.pipeline.connections import TASK_LIMITS
 from generator.pipeline.work import Task
 
 
@@ -31,6 +32,8 @@ class RouteResult:
     """What the route wrote (or carried over from the previous output), without the previous manifest."""
     examples: list[str] = field(default_factory=list)
     """The example URLs of a detail route (by each key of its first resource), from its shard 0."""
+    limit: str = ""
+    """DuckDB's memory limit the task was rendered at when an earlier try ran out of memory (else empty)."""
 
     @property
     def stats(self) -> WriteStats:
@@ -42,13 +45,11 @@ class RouteResult:
 
 
 def render_route(
-    con: duckdb.DuckDBPyConnection, route: ListRoute, info: DatasetInfo, staging: str, previous: str | None,
-    previous_manifest: Previous | None = None, recycled: bool = False,
+    con: duckdb.DuckDBPyConnection, route: ListRoute, info: DatasetInfo, files: StagedFiles,
 ) -> RouteResult:
-    """Write every page of one route into the staging folder through its own ``StagedFiles``, or carry the
-    route's files over from the previous output when its rows and the dataset's metadata are those it was
-    rendered from (the unit ``listing:<route>``)."""
-    files = StagedFiles(staging, previous, previous_manifest, recycled)
+    """Write every page of one route into the staging folder through ``files``, or carry the route's files over from
+    the previous output when its rows and the dataset's metadata are those it was rendered from (the unit
+    ``listing:<route>``)."""
     result = RouteResult(route.name, files=files)
     unit = LISTING_UNIT + route.name
     key = unit_key(info.model_dump_json(), listing.materialize(con, route, info))
@@ -58,20 +59,15 @@ def render_route(
             files.write(page.path, page.body, unit, page.inputs)
     else:
         result.domains = listing.domains_of(route, files.carried(unit))
-    files.detach()
     return result
 
 
 def render_details(
-    con: duckdb.DuckDBPyConnection, route: DetailRoute, info: DatasetInfo, staging: str, previous: str | None,
-    previous_manifest: Previous | None = None, recycled: bool = False, shard: tuple[int, int] = (0, 1),
+    con: duckdb.DuckDBPyConnection, route: DetailRoute, info: DatasetInfo, files: StagedFiles,
+    shard: tuple[int, int] = (0, 1),
 ) -> RouteResult:
-    """Write the resources of one shard of a detail route (``details.detail_files``) through its own
-    ``StagedFiles``."""
-    files = StagedFiles(staging, previous, previous_manifest, recycled)
-    result = RouteResult(route.name, files=files, examples=details.detail_files(con, route, info, files, shard))
-    files.detach()
-    return result
+    """Write the resources of one shard of a detail route (``details.detail_files``) through ``files``."""
+    return RouteResult(route.name, files=files, examples=details.detail_files(con, route, info, files, shard))
 
 
 @dataclass(frozen=True)
@@ -88,33 +84,55 @@ class Place:
     """Each table's source key (``reload.source_keys``): the exports' units are keyed by them."""
 
 
-def render_exports(
-    con: duckdb.DuckDBPyConnection, info: DatasetInfo, place: Place, digests: Previous | None,
-) -> RouteResult:
+def render_exports(con: duckdb.DuckDBPyConnection, info: DatasetInfo, place: Place, files: StagedFiles) -> RouteResult:
     """Write the exports (``exports.write_exports``: every table in every format, the archives, the manifest)
-    through their own ``StagedFiles``, their temporary files in the staging folder's scratch space."""
-    files = StagedFiles(place.staging, place.previous, digests, place.recycled)
+    through ``files``, their temporary files in the staging folder's scratch space."""
     exports.write_exports(con, info, files.scratch, files, place.sources)
-    files.detach()
     return RouteResult(EXPORT_ROUTE.name, files=files)
 
 
 def render_task(
     con: duckdb.DuckDBPyConnection, task: Task, info: DatasetInfo, place: Place, digests: Previous | None,
 ) -> RouteResult:
-    """Render one task on ``con`` (a database that may run one task after the other), then drop the temporary tables
-    it made: the next task starts with DuckDB's memory free of them."""
+    """Render one task on ``con`` (a database that may run one task after the other) at DuckDB's memory limit
+    ``TASK_LIMITS[0]``; a try that runs out of it is undone (its files removed, ``StagedFiles.discard``) and the task
+    rendered again at the next limit, the last try's error raised. After each try the temporary tables it made are
+    dropped (the next starts with DuckDB's memory free of them); the connection's own limit is set back after."""
+    (setting,) = con.execute("SELECT current_setting('memory_limit')").fetchone() or ("",)
+    limits = list(TASK_LIMITS)
+    try:
+        while True:
+            limit = limits.pop(0)
+            con.execute(f"SET memory_limit = '{limit}'")
+            files = StagedFiles(place.staging, place.previous, digests, place.recycled)
+            try:
+                result = _render_once(con, task, info, place, files)
+            except duckdb.OutOfMemoryException:
+                files.discard()
+                if not limits:
+                    raise
+                continue
+            files.detach()
+            result.limit = limit if limit != TASK_LIMITS[0] else ""
+            return result
+    finally:
+        with contextlib.suppress(duckdb.Error):  # interrupted (a failed build): the connection is being closed
+            con.execute(f"SET memory_limit = '{setting}'")
+
+
+def _render_once(
+    con: duckdb.DuckDBPyConnection, task: Task, info: DatasetInfo, place: Place, files: StagedFiles,
+) -> RouteResult:
     name, number, count = task
     before = _temporary_tables(con)
     try:
         if name == EXPORT_ROUTE.name:
-            return render_exports(con, info, place, digests)
+            return render_exports(con, info, place, files)
         for detail in DETAIL_ROUTES:
             if detail.name == name:
-                return render_details(con, detail, info, place.staging, place.previous, digests, place.recycled,
-                                      (number, count))
+                return render_details(con, detail, info, files, (number, count))
         route = next(r for r in LIST_ROUTES if r.name == name)
-        return render_route(con, route, info, place.staging, place.previous, digests, place.recycled)
+        return render_route(con, route, info, files)
     finally:
         with contextlib.suppress(duckdb.Error):  # interrupted (a failed build): the connection is being closed
             for table in _temporary_tables(con) - before:

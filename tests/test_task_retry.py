@@ -1,0 +1,139 @@
+"""A render task that runs out of DuckDB's memory is undone and rendered again at the next limit
+(``render.render_task``, ``connections.TASK_LIMITS``), whatever it wrote or carried before it ran out."""
+
+from __future__ import annotations
+
+import inspect
+import os
+import shutil
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pytest
+from click.testing import CliRunner
+
+from generator.api import details, exports, listing
+from generator.cli import main
+from generator.output.staged import SCRATCH_DIR, StagedFiles
+from generator.pipeline import fanout
+from generator.pipeline.build import BuildConfig, build
+from generator.pipeline.connections import TASK_LIMITS
+
+from .conftest import TINY, tree_digests
+
+
+def _setting(limit: str) -> str:
+    """How DuckDB shows ``limit`` back (``current_setting``)."""
+    con = duckdb.connect(config={"memory_limit": limit})
+    try:
+        return str(con.execute("SELECT current_setting('memory_limit')").fetchone()[0])  # type: ignore[index]
+    finally:
+        con.close()
+
+
+def _short_once(monkeypatch: pytest.MonkeyPatch, module: Any, name: str, tries: list[str],
+                which: Callable[..., bool] = lambda *_: True) -> None:
+    """``module.name`` (a function of the task's database) does its work (a generator of pages: yields every one,
+    which the task writes), then runs out of DuckDB's memory when the database is at the first of ``TASK_LIMITS`` and
+    ``which(*args)``; each call's limit is appended to ``tries`` (in a worker process: its own copy). Worker
+    processes are forked, so that they see the patch."""
+    original, first = getattr(module, name), _setting(TASK_LIMITS[0])
+
+    def check(limit: str, args: tuple[Any, ...]) -> None:
+        tries.append(limit)
+        if limit == first and which(*args):
+            raise duckdb.OutOfMemoryException("Out of Memory Error: failed to allocate data of size 16.0 MiB")
+
+    def short(con: duckdb.DuckDBPyConnection, *args: Any) -> Any:
+        (limit,) = con.execute("SELECT current_setting('memory_limit')").fetchone()  # type: ignore[misc]
+        if inspect.isgeneratorfunction(original):
+            def pages() -> Iterator[Any]:
+                yield from original(con, *args)
+                check(limit, args)
+            return pages()
+        found = original(con, *args)
+        check(limit, args)
+        return found
+
+    monkeypatch.setattr(module, name, short)
+    monkeypatch.setattr(fanout, "_start_method", lambda: "fork")
+
+
+@pytest.mark.parametrize("workers", [0, 2])
+@pytest.mark.parametrize("where", ["listing", "profiles", "exports"])
+def test_a_task_short_of_memory_after_writing_is_rendered_again_at_the_next_limit(
+    tmp_path: Path, tiny_build: Path, monkeypatch: pytest.MonkeyPatch, workers: int, where: str,
+) -> None:
+    """The failed try wrote its files (every page of /api/companies, a shard of company profiles, the exports):
+    they are removed, the next try writes them again, and the output is the same bytes as a build that never ran
+    short; the progress says which task was rendered again and at what limit."""
+    tries: list[str] = []
+    if where == "listing":
+        _short_once(monkeypatch, listing, "render", tries, lambda route, *_: route.name == "companies")
+        task = "companies"
+    elif where == "profiles":
+        _short_once(monkeypatch, details, "detail_files", tries, lambda route, *_: route.name == "company")
+        task = "company"
+    else:
+        _short_once(monkeypatch, exports, "write_exports", tries)
+        task = "export"
+    out = tmp_path / "dist"
+    result = CliRunner().invoke(main, ["build", "--data", str(TINY), "--out", str(out), "--workers", str(workers)])
+    assert result.exit_code == 0, result.output
+    assert f"({task}, rendered again at {TASK_LIMITS[1]} of DuckDB's memory)" in result.output
+    assert sum(f"({task}" in line for line in result.output.splitlines() if line.lstrip().startswith("listings: ")) == 1
+    if workers == 0:
+        assert tries.count(_setting(TASK_LIMITS[0])) >= 1 and _setting(TASK_LIMITS[1]) in tries
+    assert tree_digests(out) == tree_digests(tiny_build)
+
+
+@pytest.mark.parametrize("workers", [0, 2])
+def test_a_task_short_of_memory_after_carrying_its_files_over_is_rendered_again(
+    tmp_path: Path, tiny_build: Path, monkeypatch: pytest.MonkeyPatch, workers: int,
+) -> None:
+    """A rebuild over an earlier output (and its retired one: the staging folder is recycled) carries a route's
+    files over; the try that carried them then runs short: they are removed, and carried again."""
+    out = tmp_path / "dist"
+    shutil.copytree(tiny_build, out)
+    build(BuildConfig(TINY, out, force=True))  # a retired output beside it: the next build recycles it
+    original, carried = listing.domains_of, []
+
+    def domains_of(route: Any, paths: list[str]) -> Any:  # only a route carried over asks its paths' values
+        carried.append(route.name)  # the first in each process runs short, after its files were carried over
+        if len(carried) == 1:
+            raise duckdb.OutOfMemoryException("Out of Memory Error: failed to allocate data of size 16.0 MiB")
+        return original(route, paths)
+
+    monkeypatch.setattr(listing, "domains_of", domains_of)
+    monkeypatch.setattr(fanout, "_start_method", lambda: "fork")
+    result = CliRunner().invoke(main, ["build", "--data", str(TINY), "--out", str(out), "--force",
+                                       "--workers", str(workers)])
+    assert result.exit_code == 0, result.output
+    assert f"rendered again at {TASK_LIMITS[1]} of DuckDB's memory" in result.output
+    assert tree_digests(out) == tree_digests(tiny_build)
+
+
+def test_a_discarded_writer_leaves_no_file_nor_run_behind(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What a writer wrote, those of its files already moved into sorted run files too, goes with ``discard``; a
+    new writer then writes the same paths (each write refuses a path that exists)."""
+    from generator.output import staged
+
+    monkeypatch.setattr(staged, "RUN_FILES", 3)
+    staging = tmp_path / "staging"
+    staging.mkdir()
+    files = StagedFiles(str(staging), None)
+    for n in range(8):
+        files.write(f"api/x/{n}.json", b"%d" % n, "unit:x")
+    files.render("unit:x", "key")
+    files.detach()
+    assert len(files.runs) == 3 and len(files.unit_runs) == 1 and files.stats.files == 8
+    files.discard()
+    assert [p for p in staging.rglob("*") if p.is_file()] == []
+    assert files.runs == [] and files.stats.files == 0
+    assert os.listdir(staging / SCRATCH_DIR / "manifest") == []  # the run files too
+    again = StagedFiles(str(staging), None)
+    for n in range(8):
+        again.write(f"api/x/{n}.json", b"%d" % n, "unit:x")
+    assert sorted(os.listdir(staging / "api" / "x")) == sorted(f"{n}.json" for n in range(8))
