@@ -39,7 +39,7 @@ from generator.output.manifest import Previous, read_previous
 from generator.output.writer import OutputWriter
 from generator.pipeline.connections import TASK_LIMITS, duckdb_config, spill_folder
 from generator.pipeline.failures import TaskError
-from generator.pipeline.render import Place, RouteResult, place_of, render_task
+from generator.pipeline.render import Place, RouteResult, forget_limits, place_of, render_task
 from generator.pipeline.work import Task, order, tasks
 
 PR_SET_PDEATHSIG = 1
@@ -137,6 +137,7 @@ def start_pool(writer: OutputWriter, workers: int) -> ProcessPoolExecutor | None
         return None
     method = _start_method()
     place = place_of(writer)
+    forget_limits()  # a forked worker starts with this process's
     pool = ProcessPoolExecutor(
         workers, mp_context=multiprocessing.get_context(method), initializer=_init_worker,
         initargs=(os.getpid(), gc.get_threshold()),
@@ -236,6 +237,7 @@ class Listings:
         the tasks not started are cancelled; ``results()`` raises it; ``sources``: each table's source key (the
         export task's units)."""
         self._con, self._info, self._writer = con, info, writer
+        forget_limits()  # before the workers fork, or in the process that renders
         self._parquet = dict(parquet or {})
         self._progress = progress
         self._started = time.perf_counter()
@@ -325,7 +327,7 @@ class Listings:
         left = elapsed / len(done) * (total - len(done))
         files = sum(r.stats.files for r in done)
         eta = f", about {left:.0f}s left" if len(done) < total else ""
-        retried = f", rendered again at {done[-1].limit} of DuckDB's memory" if done[-1].limit else ""
+        retried = f", at {done[-1].limit} of DuckDB's memory: it needed more" if done[-1].limit else ""
         self._progress(f"listings: {len(done)}/{total} parts ({done[-1].name}{retried}), {files:,} files, "
                        f"{elapsed:.0f}s{eta}")
 

@@ -91,15 +91,26 @@ def render_exports(con: duckdb.DuckDBPyConnection, info: DatasetInfo, place: Pla
     return RouteResult(EXPORT_ROUTE.name, files=files)
 
 
+_needed: dict[str, str] = {}
+"""The limit each route's last task in this process was rendered at: its next shard starts there (cleared as a
+build's render stage starts: ``forget_limits``)."""
+
+
+def forget_limits() -> None:
+    """Start every route's tasks at ``TASK_LIMITS[0]`` again (a new build: its data may need less)."""
+    _needed.clear()
+
+
 def render_task(
     con: duckdb.DuckDBPyConnection, task: Task, info: DatasetInfo, place: Place, digests: Previous | None,
 ) -> RouteResult:
     """Render one task on ``con`` (a database that may run one task after the other) at DuckDB's memory limit
-    ``TASK_LIMITS[0]``; a try that runs out of it is undone (its files removed, ``StagedFiles.discard``) and the task
-    rendered again at the next limit, the last try's error raised. After each try the temporary tables it made are
-    dropped (the next starts with DuckDB's memory free of them); the connection's own limit is set back after."""
+    ``TASK_LIMITS[0]`` (or the one its route's earlier shard in this process needed); a try that runs out of it is
+    undone (its files removed, ``StagedFiles.discard``) and the task rendered again at the next limit, the last try's
+    error raised. After each try the temporary tables it made are dropped (the next starts with DuckDB's memory free
+    of them); the connection's own limit is set back after."""
     (setting,) = con.execute("SELECT current_setting('memory_limit')").fetchone() or ("",)
-    limits = list(TASK_LIMITS)
+    limits = list(TASK_LIMITS[TASK_LIMITS.index(_needed.get(task[0], TASK_LIMITS[0])):])
     try:
         while True:
             limit = limits.pop(0)
@@ -114,6 +125,7 @@ def render_task(
                 continue
             files.detach()
             result.limit = limit if limit != TASK_LIMITS[0] else ""
+            _needed[task[0]] = limit
             return result
     finally:
         with contextlib.suppress(duckdb.Error):  # interrupted (a failed build): the connection is being closed
