@@ -159,3 +159,37 @@ def test_a_routes_next_shards_start_at_the_limit_its_earlier_shard_needed(
                                         for line in result.output.splitlines())
     assert tries == [_setting(TASK_LIMITS[0])] + [_setting(TASK_LIMITS[1])] * shards
     assert tree_digests(out) == tree_digests(tiny_build)
+
+
+def test_a_table_check_short_of_memory_is_done_again_at_the_next_limit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A worker checking a table (``tablewise.check_table``) runs out of DuckDB's memory once, after staging its rows:
+    they are dropped and the table read again at the next of ``CHECK_LIMITS``; the checked table is the same."""
+    from generator.dataset import load
+    from generator.pipeline import connections, tablewise
+
+    first, calls = _setting(connections.CHECK_LIMITS[0]), []
+    original = load.read_into
+
+    def read_into(staging: Any, *args: Any) -> Any:
+        found = original(staging, *args)
+        (limit,) = staging.con.execute("SELECT current_setting('memory_limit')").fetchone()
+        calls.append(limit)
+        if limit == first:
+            raise duckdb.OutOfMemoryException("Out of Memory Error: failed to allocate data of size 16.0 MiB")
+        return found
+
+    monkeypatch.setattr(load, "read_into", read_into)
+    info = load.read_dataset_info(TINY)
+    check = tablewise.check_table(str(TINY), "companies", info.as_of, str(tmp_path / "companies.parquet"))
+    assert check.clean and calls == [first, _setting(connections.CHECK_LIMITS[1])]
+    monkeypatch.undo()
+    again = tablewise.check_table(str(TINY), "companies", info.as_of, str(tmp_path / "again.parquet"))
+    assert again.clean
+    con = duckdb.connect()
+    rows = [con.execute(f"SELECT * FROM read_parquet('{tmp_path / name}') ORDER BY ALL").fetchall()
+            for name in ("companies.parquet", "again.parquet")]
+    assert rows[0] == rows[1] and len(rows[0]) > 0
+    (limit,) = tablewise._database("unused").execute("SELECT current_setting('memory_limit')").fetchone()  # type: ignore[misc]
+    assert limit == _setting(connections.MEMORY_LIMIT)  # the worker's own limit set back

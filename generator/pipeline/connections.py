@@ -3,8 +3,13 @@ spills."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
+from collections.abc import Callable, Sequence
+from typing import TypeVar
+
+import duckdb
 
 from generator.output.staged import SCRATCH_DIR
 
@@ -23,6 +28,10 @@ companies every task runs at 64 MB (one process each; a whole build too: BENCHMA
 there (a company-profile shard's batch of 5,000 with more rounds than the 300k data's): a render task starts at
 ``TASK_LIMITS[0]`` and is tried again at the next limits when it runs out (``render.render_task``); the build process
 and the validation keep this one. The limit was 512 MB, then 256 MB, before these."""
+
+CHECK_LIMITS = (MEMORY_LIMIT, "256MB", "512MB")
+"""DuckDB's memory limit while a worker checks a table (``tablewise.check_table``), then for each new try of one that
+ran out of it (its staged rows dropped, the table read again): a larger dataset's table gets the memory it needs."""
 
 TASK_LIMITS = ("64MB", "128MB", "256MB")
 """DuckDB's memory limit while a render task runs, then for each new try of a task that ran out of it: its files of
@@ -52,3 +61,25 @@ def duckdb_config(spill: str | None, threads: int | None = None) -> dict[str, ob
 def spill_folder(staging: str) -> str:
     """This process's and thread's spill folder in the staging folder's scratch space (removed before the swap)."""
     return os.path.join(staging, SCRATCH_DIR, f"spill-{os.getpid()}-{threading.get_ident()}")
+
+
+T = TypeVar("T")
+
+
+def at_limits(con: duckdb.DuckDBPyConnection, limits: Sequence[str], attempt: Callable[[str], T]) -> tuple[T, str]:
+    """``attempt(limit)`` with ``con``'s memory limit at each of ``limits`` in turn until a try does not run out of
+    DuckDB's memory (a try that does undoes what it did, then lets the error through); the last try's error is
+    raised, and ``con``'s own limit set back either way. Returns the result and the limit it was made at."""
+    (setting,) = con.execute("SELECT current_setting('memory_limit')").fetchone() or ("",)
+    try:
+        for tried, limit in enumerate(limits, 1):
+            con.execute(f"SET memory_limit = '{limit}'")
+            try:
+                return attempt(limit), limit
+            except duckdb.OutOfMemoryException:
+                if tried == len(limits):
+                    raise
+        raise ValueError("no memory limit to try")
+    finally:
+        with contextlib.suppress(duckdb.Error):  # interrupted (a failed build): the connection is being closed
+            con.execute(f"SET memory_limit = '{setting}'")

@@ -19,7 +19,7 @@ from generator.dataset.schema import DatasetInfo
 from generator.output.manifest import Previous, unit_key
 from generator.output.staged import LISTING_UNIT, StagedFiles, WriteStats
 from generator.output.writer import OutputWriter
-from generator.pipeline.connections import TASK_LIMITS
+from generator.pipeline.connections import TASK_LIMITS, at_limits
 from generator.pipeline.work import Task
 
 
@@ -109,27 +109,21 @@ def render_task(
     undone (its files removed, ``StagedFiles.discard``) and the task rendered again at the next limit, the last try's
     error raised. After each try the temporary tables it made are dropped (the next starts with DuckDB's memory free
     of them); the connection's own limit is set back after."""
-    (setting,) = con.execute("SELECT current_setting('memory_limit')").fetchone() or ("",)
-    limits = list(TASK_LIMITS[TASK_LIMITS.index(_needed.get(task[0], TASK_LIMITS[0])):])
-    try:
-        while True:
-            limit = limits.pop(0)
-            con.execute(f"SET memory_limit = '{limit}'")
-            files = StagedFiles(place.staging, place.previous, digests, place.recycled)
-            try:
-                result = _render_once(con, task, info, place, files)
-            except duckdb.OutOfMemoryException:
-                files.discard()
-                if not limits:
-                    raise
-                continue
-            files.detach()
-            result.limit = limit if limit != TASK_LIMITS[0] else ""
-            _needed[task[0]] = limit
-            return result
-    finally:
-        with contextlib.suppress(duckdb.Error):  # interrupted (a failed build): the connection is being closed
-            con.execute(f"SET memory_limit = '{setting}'")
+    def attempt(_: str) -> RouteResult:
+        files = StagedFiles(place.staging, place.previous, digests, place.recycled)
+        try:
+            result = _render_once(con, task, info, place, files)
+        except duckdb.OutOfMemoryException:
+            files.discard()
+            raise
+        files.detach()
+        return result
+
+    first = TASK_LIMITS.index(_needed.get(task[0], TASK_LIMITS[0]))
+    result, limit = at_limits(con, TASK_LIMITS[first:], attempt)
+    result.limit = limit if limit != TASK_LIMITS[0] else ""
+    _needed[task[0]] = limit
+    return result
 
 
 def _render_once(

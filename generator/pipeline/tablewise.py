@@ -54,19 +54,24 @@ def _database(spill: str) -> duckdb.DuckDBPyConnection:
 
 def check_table(data_dir: str, name: str, as_of: dt.date, parquet: str) -> TableCheck:
     """Read, validate and check one table a block of rows at a time; if it has no problem, load it and write it
-    to ``parquet``."""
+    to ``parquet``. A try that runs out of DuckDB's memory is done again at the next of ``connections.CHECK_LIMITS``
+    (its staged rows dropped first)."""
     folder = os.path.dirname(parquet)
     con = _database(os.path.join(folder, f"spill-{os.getpid()}-check"))
-    staging = Staging(con, TABLE_BY_NAME[name], functools.partial(os.path.join, folder))
-    issues: list[Issue] = []
-    try:
-        state = load.read_into(staging, Path(data_dir), as_of, issues)
-        if issues or state.broken:
-            return TableCheck(name, clean=False)
-        staging.save_parquet(parquet)
-    finally:
-        staging.drop()
-    return TableCheck(name, clean=True, parquet=parquet)
+
+    def attempt(_: str) -> TableCheck:
+        staging = Staging(con, TABLE_BY_NAME[name], functools.partial(os.path.join, folder))
+        issues: list[Issue] = []
+        try:
+            state = load.read_into(staging, Path(data_dir), as_of, issues)
+            if issues or state.broken:
+                return TableCheck(name, clean=False)
+            staging.save_parquet(parquet)
+        finally:
+            staging.drop()
+        return TableCheck(name, clean=True, parquet=parquet)
+
+    return connections.at_limits(con, connections.CHECK_LIMITS, attempt)[0]
 
 
 def _file_size(path: Path) -> int:
