@@ -193,3 +193,37 @@ def test_a_table_check_short_of_memory_is_done_again_at_the_next_limit(
     assert rows[0] == rows[1] and len(rows[0]) > 0
     (limit,) = tablewise._database("unused").execute("SELECT current_setting('memory_limit')").fetchone()  # type: ignore[misc]
     assert limit == _setting(connections.MEMORY_LIMIT)  # the worker's own limit set back
+
+
+@pytest.mark.parametrize("cause", ["memory", "other"])
+def test_a_table_check_that_fails_names_the_table(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cause: str,
+) -> None:
+    """A worker's check of a table that fails for a cause other than its data (out of memory at every limit, or any
+    other error) fails the build naming the table and its file, the limits tried, and what became of the output,
+    without a traceback."""
+    from generator.dataset import load
+    from generator.pipeline import connections
+
+    def read_into(staging: Any, *_: Any) -> Any:
+        if staging.table.name == "ipos":
+            if cause == "memory":
+                raise duckdb.OutOfMemoryException("Out of Memory Error: failed to allocate data of size 16.0 MiB")
+            raise ValueError("a bug\nwith two lines")
+        return original(staging, *_)
+
+    original = load.read_into
+    monkeypatch.setattr(load, "read_into", read_into)
+    monkeypatch.setattr(fanout, "_start_method", lambda: "fork")
+    out = tmp_path / "dist"  # a clean build: a rebuild checks its changed tables in the build process
+    result = CliRunner().invoke(main, ["build", "--data", str(TINY), "--out", str(out), "--workers", "2"])
+    assert result.exit_code == 1, result.output
+    if cause == "memory":
+        why = ("duckdb.OutOfMemoryException: Out of Memory Error: failed to allocate data of size 16.0 MiB (DuckDB's "
+               f"memory limit while a worker checks a table is {connections.CHECK_LIMITS[0]}; this one was tried "
+               f"again at {' and '.join(connections.CHECK_LIMITS[1:])})")
+    else:
+        why = "ValueError: a bug"
+    assert (f"Error: checking table `ipos` (ipos.csv) failed: {why}; there was no previous output in {out}, and "
+            "none was written\n" in result.stderr), result.stderr
+    assert "Traceback" not in result.output and not out.exists()

@@ -1,6 +1,7 @@
 """What a failed build says: a render task that failed, named (``TaskError``: the route, the task's unit of it and
-the root cause), and an operating-system error in one line (``os_error_message``), each with what became of the
-previous output (``output_state``); reported once, as soon as the build fails (``Once``, ``reported``)."""
+the root cause), a worker's check of a table that failed (``CheckError``), an operating-system error in one line
+(``os_error_message``), each with what became of the previous output (``output_state``); reported once, as soon as
+the build fails (``Once``, ``reported``)."""
 
 from __future__ import annotations
 
@@ -39,14 +40,14 @@ def cause_of(error: BaseException) -> str:
     return f"{name}: {lines[0].strip()}" if lines else name
 
 
-class TaskError(OutputError):
-    """A render task failed: says which (``describe``) and why (``cause_of``: the root cause, as the task raised
-    it in whichever process ran it); ``outcome``, set by the build, says what became of the previous output. An
+class StageFailure(OutputError):
+    """A unit of a build's work failed: says which (``what``) and why (``cause_of``: the root cause, as it was raised
+    in whichever process ran it); ``outcome``, set by the build, says what became of the previous output. An
     ``OutputError``: the build could not write its output (an operating-system error in a task is one too)."""
 
-    def __init__(self, task: Task, cause: BaseException, note: str = "") -> None:
-        super().__init__(task, cause)
-        self.task, self.cause, self.note = task, cause, note
+    def __init__(self, what: str, cause: BaseException, note: str = "") -> None:
+        super().__init__(what, cause)
+        self.what, self.cause, self.note = what, cause, note
         self.outcome = ""
 
     def __str__(self) -> str:
@@ -55,7 +56,23 @@ class TaskError(OutputError):
         note = f" ({self.note})" if self.note else ""
         outcome = f"; {self.outcome}" if self.outcome else ""
         cause = _os_error(self.cause) if isinstance(self.cause, OSError) else cause_of(self.cause)
-        return f"render task {describe(self.task)} failed: {died}{cause}{note}{outcome}"
+        return f"{self.what} failed: {died}{cause}{note}{outcome}"
+
+
+class TaskError(StageFailure):
+    """A render task failed (``describe``)."""
+
+    def __init__(self, task: Task, cause: BaseException, note: str = "") -> None:
+        super().__init__(f"render task {describe(task)}", cause, note)
+        self.task = task
+
+
+class CheckError(StageFailure):
+    """A worker's check of a table failed for a cause other than its data (whose problems the validation reports
+    whole, file, line and column)."""
+
+    def __init__(self, table: str, file: str, cause: BaseException, note: str = "") -> None:
+        super().__init__(f"checking table `{table}` ({file})", cause, note)
 
 
 def os_error_message(error: OSError, out: Path, intact: bool, marker: str) -> str:
@@ -104,7 +121,7 @@ def reported(report: Callable[[Exception], None], out: Path, marker: str) -> Ite
     """Report a failure of the block at once, as the build raises it (before the blocks around it clean up); yields
     what reports a render task's failure as it happens (the build process may be busy with another stage)."""
 
-    def task_failed(error: TaskError) -> None:
+    def task_failed(error: StageFailure) -> None:
         error.outcome = output_state(out, True, marker)  # the commit comes after the block
         report(error)
 
@@ -114,7 +131,7 @@ def reported(report: Callable[[Exception], None], out: Path, marker: str) -> Ite
         converted = OutputError(os_error_message(error, out, True, marker))
         report(converted)
         raise converted from None
-    except TaskError as error:
+    except StageFailure as error:
         task_failed(error)
         raise
     except Exception as error:

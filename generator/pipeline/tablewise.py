@@ -29,6 +29,7 @@ from generator.dataset.database import Staging
 from generator.dataset.load import DataError, Issue
 from generator.dataset.schema import TABLE_BY_NAME, TABLES, DatasetInfo
 from generator.pipeline import connections
+from generator.pipeline.failures import CheckError
 
 
 @dataclass
@@ -96,7 +97,15 @@ def validate(
         t.name: pool.submit(check_table, str(data_dir), t.name, info.as_of, scratch(f"load-{t.name}.parquet"))
         for t in order
     }
-    checks = {name: future.result() for name, future in futures.items()}
+    checks = {}
+    for table in order:  # a failure of a check (not a problem of the data) names the table
+        try:
+            checks[table.name] = futures[table.name].result()
+        except Exception as error:
+            note = (f"DuckDB's memory limit while a worker checks a table is {connections.CHECK_LIMITS[0]}; this one "
+                    f"was tried again at {' and '.join(connections.CHECK_LIMITS[1:])}"
+                    if isinstance(error, duckdb.OutOfMemoryException) else "")
+            raise CheckError(table.name, table.file_name, error, note) from error
     files = {t.name: checks[t.name].parquet for t in TABLES}
     if all(check.clean for check in checks.values()) and _references_hold(files, scratch("spill-references")):
         return info, files  # type: ignore[return-value]
