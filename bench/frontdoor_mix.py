@@ -6,7 +6,9 @@ The classes: ``one file`` (a filter value as people write it, a sort, a page: on
 rungs`` (any ``minValuation``, alone or with a sector), ``two filters, sort`` (two filters with a sort the files do
 not publish for them), ``short search`` (``/api/search?q=`` one or two letters, with or without ``type``),
 ``several words`` (two words of a name), ``without files`` (what issue 39 took the files of: ``sort=valuation``,
-smallest first, and ``minValuation`` with two other filters), ``profile`` and ``export``. Each query is drawn
+smallest first, and ``minValuation`` with two other filters), ``front door only`` (the filters that have no files
+at all: ``founded``, ``minFounded``, ``maxFounded``, alone or with a sector, a sort, a page), ``profile`` and
+``export``. Each query is drawn
 from the data (names, values, prefixes that exist) with a fixed seed; each has its Datasette twin (same filter,
 order, page size, facets where the front door counts them).
 
@@ -31,7 +33,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 CLASSES = ("one file", "between rungs", "two filters, sort", "short search", "several words", "without files",
-           "profile", "export")
+           "front door only", "profile", "export")
 PER_CLASS = 40
 RUNGS = (100_000_000, 1_000_000_000, 10_000_000_000, 100_000_000_000, 1_000_000_000_000)
 Query = tuple[str, str, str]
@@ -92,6 +94,31 @@ def mix(data: Path, seed: int = 1, per_class: int = PER_CLASS) -> list[Query]:
         out.append(("profile", f"/api/companies/{c['slug']}", f"/bench/companies/{c['id']}.json"))
         table = pick.choice(["companies", "ipos", "investors"])
         out.append(("export", f"/api/export?format=csv&table={table}", f"/bench/{table}.csv?_stream=on&_size=max"))
+    return out + _front_door_only(companies, random.Random(seed + 1), per_class, facets)
+
+
+def _front_door_only(companies: list[dict[str, str]], pick: random.Random, per_class: int,
+                     facets: str) -> list[Query]:
+    """The class ``front door only`` (drawn apart, so that the other classes' queries stay those of earlier runs):
+    a company's founding year, or a range of years, alone or with its sector, a sort, a page."""
+    founded = [c for c in companies if c.get("founded_year")]
+    out: list[Query] = []
+    for _ in range(per_class if founded else 0):
+        c = pick.choice(founded)
+        year, sector = int(c["founded_year"]), c["sector"]
+        sort, twin_sort = pick.choice([("", "_sort_desc=valuation_usd"), ("&sort=name", "_sort=name"),
+                                       ("&sort=valuation", "_sort=valuation_usd")])
+        page = pick.choice([1, 1, 2])
+        also = f"&sector={sector}" if pick.random() < 0.4 else ""
+        if pick.random() < 0.5:
+            front, twin = f"founded={year}", f"founded_year={year}"
+        else:
+            front = f"minFounded={year - 5}&maxFounded={year}"
+            twin = f"founded_year__gte={year - 5}&founded_year__lte={year}"
+        paged = f"&page={page}" if page > 1 else ""
+        twin_page = f"&_next={50 * (page - 1)}" if page > 1 else ""
+        out.append(("front door only", f"/api/companies?{front}{also}{sort}{paged}",
+                    f"/bench/companies.json?{twin}{also}&{twin_sort}{facets if page == 1 else '&_size=50'}{twin_page}"))
     return out
 
 
