@@ -311,7 +311,8 @@ def test_a_failed_render_task_is_named_first_and_the_output_stays_whole(
     error = ("Error: render task /api/companies (listing route `companies`, all its pages) failed: "
              f"duckdb.OutOfMemoryException: {OUT_OF_MEMORY} (DuckDB's memory limit in each worker's database is ")
     assert error in result.stderr and f"; the previous output in {out} is intact\n" in result.stderr
-    assert f"while a task runs; this one was tried again at {' and '.join(TASK_LIMITS[1:])})" in result.stderr
+    assert (f"is {TASK_LIMITS[0]} while a task runs, raised to {' and then '.join(TASK_LIMITS[1:])} for a task that "
+            "runs out of it)") in result.stderr
     assert "Traceback" not in result.output and "Possible solutions" not in result.output
     lines = result.stderr.splitlines()
     reported = next(i for i, line in enumerate(lines) if line.startswith("Error: "))

@@ -216,8 +216,8 @@ class WorkerPool:
 
 def _failed(task: Task, error: BaseException) -> TaskError:
     out_of_memory = isinstance(error, duckdb.OutOfMemoryException)
-    limit = (f"DuckDB's memory limit in each worker's database is {TASK_LIMITS[0]} while a task runs; "
-             f"this one was tried again at {' and '.join(TASK_LIMITS[1:])}")
+    limit = (f"DuckDB's memory limit in each worker's database is {TASK_LIMITS[0]} while a task runs, "
+             f"raised to {' and then '.join(TASK_LIMITS[1:])} for a task that runs out of it")
     return TaskError(task, error, limit if out_of_memory else "")
 
 

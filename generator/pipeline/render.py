@@ -93,7 +93,8 @@ def render_exports(con: duckdb.DuckDBPyConnection, info: DatasetInfo, place: Pla
 
 _needed: dict[str, str] = {}
 """The limit each route's last task in this process was rendered at: its next shard starts there (cleared as a
-build's render stage starts: ``forget_limits``)."""
+build's render stage starts in the build's own processes: ``forget_limits``; a Dask worker keeps it from build to
+build, which costs memory, not bytes)."""
 
 
 def forget_limits() -> None:
