@@ -885,8 +885,10 @@ class Listing {
 
 function allOf(masks, rows) { // never changed by its callers: one mask is its own conjunction
   if (masks.length === 1) return masks[0];
-  const out = new Uint8Array(rows).fill(1);
-  for (const mask of masks) for (let i = 0; i < rows; i++) if (!mask[i]) out[i] = 0;
+  if (!masks.length) return new Uint8Array(rows).fill(1);
+  const out = new Uint8Array(rows), [first, second] = masks; // one pass without branches per pair
+  for (let i = 0; i < rows; i++) out[i] = first[i] & second[i];
+  for (const mask of masks.slice(2)) for (let i = 0; i < rows; i++) out[i] &= mask[i];
   return out;
 }
 
@@ -1064,7 +1066,8 @@ async function fromIndex(listing, values, sort, page) {
   const held = new Proxy(index.filters, {get: (filters, n) => // a name: the same entry as that filter's
     typeof filters[n] === "string" ? filters[filters[n]] : filters[n]});
   if ([...values.keys()].some((name) => !Object.hasOwn(index.filters, name))) return null;
-  const mask = allOf([...values].map(([n, v]) => primitive(filters[n]).mask(held[n], filters[n], v)), rows);
+  const masks = new Map([...values].map(([n, v]) => [n, primitive(filters[n]).mask(held[n], filters[n], v)]));
+  const mask = allOf([...masks.values()], rows);
   const numbered = defaultOrder(index); // the default order, made once per index
   const order = (name) => name === index.order ? numbered : index.orders[name];
   const chosen = []; // the asked page's rows, and the total of every matching row
@@ -1087,13 +1090,16 @@ async function fromIndex(listing, values, sort, page) {
     const base = primitive(flt).base(flt, value);
     if (base !== null) {
       exact.set(name, String(base));
-      bases.set(name, primitive(flt).mask(held[name], flt, base));
+      bases.set(name, base === value ? masks.get(name) : primitive(flt).mask(held[name], flt, base));
     }
   }
   const needed = new Uint8Array(rows); // the asked page's rows (distinct)
   for (const i of chosen) needed[i] = 1;
   let best = null;
-  const conjunctions = new Map(); // one per set of filters, whichever sort
+  const conjunctions = new Map(); // one per set of filters, whichever sort; every filter its own base: the query's
+  if (bases.size === values.size && [...bases].every(([n, found]) => found === masks.get(n))) {
+    conjunctions.set([...bases.keys()].join("&"), mask);
+  }
   for (const [names, baseSort] of indexCandidates(listing, exact)) {
     if (best !== null && best[0] === 1) break; // no combination holds the page in fewer files
     const where = new Map();
