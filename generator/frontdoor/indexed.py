@@ -138,7 +138,8 @@ def from_index(listing: Listing, values: dict[str, object], sort: str, page: int
     held = {n: index["filters"][e] if isinstance(e, str) else e for n, e in index["filters"].items()}  # a name: the
     if any(name not in held for name in values):  # same entry as that filter's (two bounds on one column)
         return None
-    mask = all_of([primitives.of(filters[n]).mask(held[n], filters[n], v) for n, v in values.items()], rows)
+    masks = {n: primitives.of(filters[n]).mask(held[n], filters[n], v) for n, v in values.items()}
+    mask = all_of(list(masks.values()), rows)
 
     def order(name: str) -> range | list[int]:
         return range(rows) if name == index["order"] else index["orders"][name]
@@ -158,7 +159,10 @@ def from_index(listing: Listing, values: dict[str, object], sort: str, page: int
         base = reader.base(flt, value)
         if base is not None:
             exact[name] = str(base)
-            bases[name] = reader.mask(held[name], flt, base)
+            bases[name] = masks[name] if base is value else reader.mask(held[name], flt, base)
+    conjunctions: dict[tuple[str, ...], Mask] = {}  # one per set of filters, whichever sort; every filter its own
+    if len(bases) == len(values) and all(found is masks[n] for n, found in bases.items()):  # base: the query's
+        conjunctions[tuple(bases)] = mask
     best: tuple[int, tuple[str, ...], str, dict[int, int]] | None = None
     needed = set(chosen)
     for names, base_sort in _candidates(listing, exact):
@@ -169,7 +173,9 @@ def from_index(listing: Listing, values: dict[str, object], sort: str, page: int
             ranked = _ranks(route["index"], index, base_sort)
             where = {i: ranked[i] for i in chosen}
         else:
-            base = all_of([bases[n] for n in names], rows)
+            if names not in conjunctions:
+                conjunctions[names] = all_of([bases[n] for n in names], rows)
+            base = conjunctions[names]
             position = 0
             pages: set[int] = set()
             for i in order(base_sort):

@@ -75,6 +75,9 @@ def text_matches(query: list[str], row: Row, fields: list[str], prefix: bool) ->
 
 
 def all_of(masks: list[Mask], rows: int) -> Mask:
+    """The rows every mask holds (never changed by its callers: one mask is its own conjunction)."""
+    if len(masks) == 1:
+        return masks[0]
     out = [True] * rows
     for mask in masks:
         out = [a and b for a, b in zip(out, mask, strict=True)]
