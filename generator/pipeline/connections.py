@@ -66,8 +66,8 @@ def spill_folder(staging: str) -> str:
 T = TypeVar("T")
 
 
-def at_limits(con: duckdb.DuckDBPyConnection, limits: Sequence[str], attempt: Callable[[str], T]) -> tuple[T, str]:
-    """``attempt(limit)`` with ``con``'s memory limit at each of ``limits`` in turn until a try does not run out of
+def at_limits(con: duckdb.DuckDBPyConnection, limits: Sequence[str], attempt: Callable[[], T]) -> tuple[T, str]:
+    """``attempt()`` with ``con``'s memory limit at each of ``limits`` in turn until a try does not run out of
     DuckDB's memory (a try that does undoes what it did, then lets the error through); the last try's error is
     raised, and ``con``'s own limit set back either way. Returns the result and the limit it was made at."""
     (setting,) = con.execute("SELECT current_setting('memory_limit')").fetchone() or ("",)
@@ -75,7 +75,7 @@ def at_limits(con: duckdb.DuckDBPyConnection, limits: Sequence[str], attempt: Ca
         for tried, limit in enumerate(limits, 1):
             con.execute(f"SET memory_limit = '{limit}'")
             try:
-                return attempt(limit), limit
+                return attempt(), limit
             except duckdb.OutOfMemoryException:
                 if tried == len(limits):
                     raise

@@ -110,7 +110,7 @@ def render_task(
     undone (its files removed, ``StagedFiles.discard``) and the task rendered again at the next limit, the last try's
     error raised. After each try the temporary tables it made are dropped (the next starts with DuckDB's memory free
     of them); the connection's own limit is set back after."""
-    def attempt(_: str) -> RouteResult:
+    def attempt() -> RouteResult:
         files = StagedFiles(place.staging, place.previous, digests, place.recycled)
         try:
             result = _render_once(con, task, info, place, files)

@@ -60,7 +60,7 @@ def check_table(data_dir: str, name: str, as_of: dt.date, parquet: str) -> Table
     folder = os.path.dirname(parquet)
     con = _database(os.path.join(folder, f"spill-{os.getpid()}-check"))
 
-    def attempt(_: str) -> TableCheck:
+    def attempt() -> TableCheck:
         staging = Staging(con, TABLE_BY_NAME[name], functools.partial(os.path.join, folder))
         issues: list[Issue] = []
         try:
